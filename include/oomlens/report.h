@@ -1,0 +1,102 @@
+// The result of a scan: inputs read, incidents found and problems met.
+// A plain value: renderers (text, JSON) take it and print it.
+#ifndef OOMLENS_REPORT_H_
+#define OOMLENS_REPORT_H_
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "oomlens/facts.h"
+
+namespace oomlens {
+
+/// Where something was read: input name and 1-based line.
+struct Location {
+  std::string input;
+  uint64_t line = 0;
+};
+
+/// One OOM message, as recognised on one or more lines.
+struct Event {
+  std::string signature;  ///< id of the signature that recognised it
+  std::string kind;       ///< e.g. tpu_program_load
+  std::string code;       ///< e.g. E0101 (may be empty)
+  std::string title;
+  Facts facts;            ///< facts of kind kIdentity live in the fields below
+  std::string replica, partition, host, device, rank;  ///< empty when not printed
+  Location where;
+  int input_index = 0;
+  std::vector<std::string> excerpt;  ///< the message's lines as printed
+};
+
+/// A cause rule that matched an incident.
+struct CauseMatch {
+  std::string cause;  ///< e.g. oversize
+  std::string rule;   ///< rule id
+  double confidence = 0;
+};
+
+/// What oomlens concludes about one incident.
+struct Diagnosis {
+  CauseMatch best;
+  std::vector<CauseMatch> alternatives;  ///< other rules that matched, best first
+  std::string summary;
+  std::vector<std::string> evidence;
+  std::vector<std::string> advice;
+  std::vector<std::string> docs;
+};
+
+/// An event whose numbers differ from the incident's first one.
+struct Outlier {
+  Location where;
+  std::string who;  ///< e.g. "partition 7" (may be empty)
+  std::vector<std::string> differences;  ///< e.g. "free_bytes 1.20G (first: 147.64M)"
+};
+
+/// The same failure printed by many replicas/partitions/hosts, or repeated.
+struct Incident {
+  std::string kind, code, title, signature;
+  uint64_t occurrences = 0;
+  Location first;
+  int first_input_index = 0;
+  std::set<int64_t> replicas, partitions, ranks;
+  std::set<std::string> hosts, devices;
+  Facts facts;    ///< facts of the first occurrence (more precise values merged in)
+  Facts derived;  ///< computed by oomlens from facts
+  std::vector<Outlier> outliers;
+  Diagnosis diagnosis;
+  std::vector<std::string> excerpt;
+};
+
+/// Something the user should know about: a skipped line, an unreadable file.
+struct Problem {
+  enum class Severity { kWarning, kError };
+  Severity severity = Severity::kWarning;
+  std::string where;    ///< "file:line" or "file"
+  std::string message;  ///< what is wrong
+  std::string help;     ///< what to do (may be empty)
+};
+
+/// One input as read.
+struct InputSummary {
+  std::string name;
+  uint64_t lines = 0;
+  uint64_t bytes = 0;
+  bool ok = true;
+};
+
+/// Everything a scan produced.
+struct Report {
+  std::vector<InputSummary> inputs;
+  std::vector<Incident> incidents;  ///< most important first
+  std::vector<Problem> problems;
+};
+
+/// Formats a problem as "where: message (help: ...)".
+std::string FormatProblem(const Problem& p);
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_REPORT_H_

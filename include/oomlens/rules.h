@@ -1,0 +1,59 @@
+// The rule set: message signatures (how OOMs are recognised) and cause rules
+// (what they mean), both data in rules/*.json.
+//
+//   oomlens::RuleSet rules;
+//   std::vector<oomlens::Problem> problems;
+//   if (!rules.LoadBuiltin(&problems) || !rules.LoadDirectory("my_rules", &problems)) ...
+//
+// Later files override earlier entries with the same id. Every problem says
+// file:line:col, what is wrong and how to fix it; loading reports all of them.
+#ifndef OOMLENS_RULES_H_
+#define OOMLENS_RULES_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "oomlens/report.h"
+
+namespace oomlens {
+
+struct RuleData;
+
+/// One entry of `oomlens rules list`.
+struct RuleEntry {
+  std::string type;  ///< "signature" or "cause"
+  std::string id;
+  std::string what;  ///< the kind (signatures) or cause id (cause rules)
+  std::string file;
+};
+
+class RuleSet {
+ public:
+  RuleSet();
+  ~RuleSet();
+  RuleSet(const RuleSet&) = delete;
+  RuleSet& operator=(const RuleSet&) = delete;
+
+  /// Loads the rules compiled into the binary. Returns false on problems.
+  bool LoadBuiltin(std::vector<Problem>* problems);
+  /// Loads every *.json file under dir, in name order. Returns false on problems
+  /// (valid entries are still loaded).
+  bool LoadDirectory(const std::string& dir, std::vector<Problem>* problems);
+  /// Loads one rule document; name is used in messages.
+  bool LoadText(const std::string& name, std::string_view text, std::vector<Problem>* problems);
+
+  /// Runs every signature's and rule's samples. Returns true when all pass.
+  bool CheckSamples(std::vector<Problem>* problems) const;
+
+  std::vector<RuleEntry> List() const;
+  const RuleData& data() const { return *data_; }
+
+ private:
+  std::unique_ptr<RuleData> data_;
+};
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_RULES_H_

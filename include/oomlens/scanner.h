@@ -1,0 +1,65 @@
+// The pipeline: read lines -> recognise messages -> events -> incidents ->
+// derived facts -> causes. Rendering is separate (oomlens/render.h).
+//
+//   oomlens::RuleSet rules;  rules.LoadBuiltin(&problems);
+//   oomlens::Scanner scanner(rules, {});
+//   scanner.ScanFile("worker-0.log");
+//   scanner.ScanText(pasted, "<paste>");
+//   oomlens::Report report = scanner.Finish();
+//
+// The scanner never prints and never exits: problems go into the report.
+#ifndef OOMLENS_SCANNER_H_
+#define OOMLENS_SCANNER_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "oomlens/report.h"
+#include "oomlens/rules.h"
+
+namespace oomlens {
+
+struct ScanOptions {
+  /// Chip generation (v4, v5e, a100-80 ...) whose memory becomes capacity_bytes
+  /// when the log does not print it. Empty: unknown.
+  std::string chip;
+  /// Longest line read whole; longer lines are cut (with a warning).
+  size_t max_line_bytes = 4 * 1024 * 1024;
+};
+
+/// Memory of one device of a known chip ("v4", "v5e", "a100-80" ...), in bytes;
+/// nullopt for an unknown name.
+std::optional<int64_t> ChipCapacity(const std::string& chip);
+/// The chip names ChipCapacity knows, comma-separated, for help texts.
+std::string KnownChips();
+
+class Scanner {
+ public:
+  /// rules must outlive the scanner.
+  Scanner(const RuleSet& rules, ScanOptions options);
+  ~Scanner();
+  Scanner(const Scanner&) = delete;
+  Scanner& operator=(const Scanner&) = delete;
+
+  /// Scans a file ("-" is stdin). Returns false when it could not be read
+  /// (the report's problems say why); what was read before an error counts.
+  bool ScanFile(const std::string& path);
+  /// Scans an open descriptor until its end; does not close it.
+  bool ScanFd(int fd, const std::string& name);
+  /// Scans text held in memory (a paste).
+  void ScanText(std::string_view text, const std::string& name);
+
+  /// Groups, derives and decides. Call once, after the last Scan*.
+  Report Finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_SCANNER_H_

@@ -1,0 +1,33 @@
+// The command line, callable in-process (tests) and from main().
+#ifndef OOMLENS_CLI_CLI_H_
+#define OOMLENS_CLI_CLI_H_
+
+#include <functional>
+#include <ostream>
+#include <string>
+
+namespace oomlens {
+
+/// Process exit codes (docs/cli.md).
+enum ExitCode {
+  kExitNoOom = 0,        ///< read everything, found no OOM
+  kExitOomFound = 1,     ///< at least one OOM incident
+  kExitError = 2,        ///< usage, input or rules error
+  kExitInterrupted = 130,
+};
+
+/// What the CLI may ask of its surroundings; tests fake it.
+struct Console {
+  bool stdin_is_terminal = false;
+  bool stdout_is_terminal = false;
+  std::function<const char*(const char*)> getenv = [](const char*) -> const char* { return nullptr; };
+  int stdin_fd = 0;
+};
+
+/// Runs oomlens with argv; writes the report to out and messages to err.
+int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+           const Console& console);
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_CLI_CLI_H_

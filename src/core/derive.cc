@@ -1,0 +1,103 @@
+#include "core/derive.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+#include "oomlens/size.h"
+
+namespace oomlens {
+namespace {
+
+constexpr int64_t kGiB = int64_t{1} << 30;
+
+struct Chip {
+  const char* name;
+  int64_t gib;  // memory of one device as the runtime sees it (a TPU v2/v3 core, a chip, a GPU)
+};
+
+// Public spec figures (DOMAIN.md section 9).
+constexpr Chip kChips[] = {
+    {"v2", 8},        {"v3", 16},       {"v4", 32},       {"v5e", 16},       {"v5litepod", 16},
+    {"v5p", 95},      {"v6e", 32},      {"tpu7x", 192},   {"v7x", 192},      {"v100-16", 16},
+    {"v100-32", 32},  {"v100", 32},     {"a100-40", 40},  {"a100-80", 80},   {"a100", 80},
+    {"h100", 80},     {"h200", 141},    {"b200", 192},
+};
+
+const FactValue* Find(const Facts& facts, const char* name) {
+  auto it = facts.find(name);
+  return it == facts.end() ? nullptr : &it->second;
+}
+
+FactValue SizeFact(double bytes, double tolerance) {
+  FactValue v;
+  v.type = FactType::kSize;
+  v.integer = static_cast<int64_t>(std::llround(bytes));
+  v.number = bytes;
+  v.tolerance = tolerance;
+  v.text = FormatSize(v.integer);
+  return v;
+}
+
+FactValue RatioFact(double ratio) {
+  FactValue v;
+  v.type = FactType::kRatio;
+  v.number = ratio;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", ratio);
+  v.text = buf;
+  return v;
+}
+
+}  // namespace
+
+std::optional<int64_t> ChipCapacity(const std::string& chip) {
+  std::string lower;
+  for (char c : chip) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.rfind("tpu-", 0) == 0) lower = lower.substr(4);
+  for (const auto& c : kChips) {
+    if (lower == c.name) return c.gib * kGiB;
+  }
+  return std::nullopt;
+}
+
+std::string KnownChips() {
+  std::string out;
+  for (const auto& c : kChips) out += (out.empty() ? "" : ", ") + std::string(c.name);
+  return out;
+}
+
+void DeriveFacts(const std::string& chip, Incident* incident) {
+  Facts& facts = incident->facts;
+  Facts& derived = incident->derived;
+  derived.clear();
+  if (!chip.empty()) {
+    FactValue name;
+    name.type = FactType::kText;
+    name.text = chip;
+    facts.emplace("chip", name);
+    auto capacity = ChipCapacity(chip);
+    if (capacity && !Find(facts, "capacity_bytes")) facts["capacity_bytes"] = SizeFact(*capacity, 0);
+  }
+  const FactValue* requested = Find(facts, "requested_bytes");
+  const FactValue* free = Find(facts, "free_bytes");
+  const FactValue* capacity = Find(facts, "capacity_bytes");
+  const FactValue* largest = Find(facts, "largest_free_bytes");
+  if (!largest) largest = Find(facts, "reservable_bytes");
+  if (largest) derived["largest_contiguous_bytes"] = *largest;
+  if (requested && free) {
+    derived["shortfall_bytes"] =
+        SizeFact(static_cast<double>(requested->integer - free->integer), requested->tolerance + free->tolerance);
+    if (free->integer > 0) derived["request_to_free_ratio"] = RatioFact(requested->number / free->number);
+  }
+  if (requested && capacity && capacity->integer > 0) {
+    derived["request_to_capacity_ratio"] = RatioFact(requested->number / capacity->number);
+  }
+  if (free && largest && free->integer > 0) {
+    double ratio = std::max(0.0, (free->number - largest->number) / free->number);
+    derived["fragmentation_ratio"] = RatioFact(ratio);
+  }
+}
+
+}  // namespace oomlens

@@ -1,0 +1,39 @@
+// Finds where a JSON value starts in its source text, for error messages
+// such as "rules/tpu.json:14:9: /signatures/3/start: invalid regex".
+#ifndef OOMLENS_CORE_JSON_LOCATOR_H_
+#define OOMLENS_CORE_JSON_LOCATOR_H_
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace oomlens {
+
+/// Maps JSON pointers ("/signatures/0/start") to byte offsets of their values.
+/// Built from text that already parsed as JSON; tolerant of anything else.
+class JsonLocator {
+ public:
+  explicit JsonLocator(std::string_view text);
+  /// "line:col" (1-based) of the value at pointer, or of its nearest located parent.
+  std::string Where(const std::string& pointer) const;
+  /// "line:col" of a byte offset.
+  std::string WhereOffset(size_t offset) const;
+
+ private:
+  void Value(const std::string& pointer);
+  void SkipSpace();
+  std::string String();
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  int depth_ = 0;
+  std::map<std::string, size_t> offsets_;
+};
+
+/// Escapes a key for a JSON pointer ("~" -> "~0", "/" -> "~1").
+std::string PointerEscape(const std::string& key);
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_CORE_JSON_LOCATOR_H_

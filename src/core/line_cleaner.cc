@@ -1,0 +1,129 @@
+#include "core/line_cleaner.h"
+
+#include <re2/re2.h>
+
+namespace oomlens {
+namespace {
+
+// What a prefix pattern's single capture group holds.
+enum class Field { kNone, kHost, kRank, kLevel, kTimestamp };
+
+struct PrefixPattern {
+  const char* pattern;  // anchored at the start of the remaining text
+  Field field;
+};
+
+// Tried in order, repeatedly, until none matches at the start of the text.
+constexpr PrefixPattern kPrefixes[] = {
+    // glog/absl: "E1130 12:00:00.123456  1234 file.cc:12] ", new absl "F0000 00:00:1717.89 ..."
+    {R"(([IWEF])\d{4} \d\d:\d\d:\d+(?:\.\d+)?\s+\d+\s+[^\s\]]+:\d+\]\s?)", Field::kLevel},
+    // ISO / "YYYY-MM-DD HH:MM:SS[.,]f" timestamps, optionally bracketed, optionally ':'
+    {R"(\[?(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)\]?:?\s+)",
+     Field::kTimestamp},
+    // dmesg: "[12345.678901] "
+    {R"(\[\s*(\d+\.\d+)\]\s?)", Field::kTimestamp},
+    // TensorFlow after a timestamp: "E tensorflow/compiler/xla/util.cc:88] "
+    {R"(([IWEF]) [^\s\]]+:\d+\]\s?)", Field::kLevel},
+    // Python logging: "- name - ERROR - ", "ERROR:root:", vLLM "INFO 03-21 20:15:44 [file.py:33] "
+    {R"(-?\s*[\w.]+ - (DEBUG|INFO|WARNING|ERROR|CRITICAL) - )", Field::kLevel},
+    {R"((DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:)", Field::kLevel},
+    {R"((DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[^\]]+\]\s)",
+     Field::kLevel},
+    {R"(\[?(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\]?:?\s+)", Field::kLevel},
+    // Process tags.
+    {R"(\[rank(\d+)\]:?\s?)", Field::kRank},
+    {R"(\(([\w.-]+ pid=\d+)(?:, ip=[\d.]+)?\)\s?)", Field::kHost},
+    {R"(\[(?:pod/)?([A-Za-z][\w.-]*)(?:/[\w.-]+)?\]\s?)", Field::kHost},
+    {R"(([A-Za-z][\w.]*[-_]\d+)\s*[:|]\s)", Field::kHost},
+    // Paste wrappers: quotes, bullets, comments, code fences and backticks.
+    {R"(>\s?)", Field::kNone},
+    {R"([-*+]\s+)", Field::kNone},
+    {R"(#+\s*)", Field::kNone},
+    {R"(```\w*\s*)", Field::kNone},
+    {R"(`)", Field::kNone},
+};
+
+constexpr int kMaxPrefixes = 12;  // bounds the loop on adversarial lines
+
+}  // namespace
+
+struct LineCleaner::Patterns {
+  std::vector<std::unique_ptr<RE2>> res;
+  Patterns() {
+    RE2::Options options(RE2::Latin1);
+    options.set_log_errors(false);
+    for (const auto& p : kPrefixes) res.push_back(std::make_unique<RE2>(p.pattern, options));
+  }
+};
+
+LineCleaner::LineCleaner() : patterns_(std::make_unique<Patterns>()) {}
+LineCleaner::~LineCleaner() = default;
+
+std::string StripAnsi(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\x1b') {
+      out += text[i];
+      continue;
+    }
+    if (i + 1 >= text.size()) break;
+    char kind = text[i + 1];
+    size_t j = i + 2;
+    if (kind == '[') {  // CSI: parameters then a final byte in 0x40..0x7e
+      while (j < text.size() && !(text[j] >= 0x40 && text[j] <= 0x7e)) ++j;
+    } else if (kind == ']') {  // OSC: ends with BEL or ESC '\'
+      while (j < text.size() && text[j] != '\a' && !(text[j] == '\x1b' && j + 1 < text.size()))
+        ++j;
+      if (j < text.size() && text[j] == '\x1b') ++j;
+    } else {
+      j = i + 1;  // two-byte escape
+    }
+    i = j;
+  }
+  return out;
+}
+
+const CleanLine& LineCleaner::Clean(std::string_view raw) {
+  while (!raw.empty() && (raw.back() == '\r' || raw.back() == '\n')) raw.remove_suffix(1);
+  size_t cr = raw.rfind('\r');
+  if (cr != std::string_view::npos) raw.remove_prefix(cr + 1);  // progress-bar overwrite
+  if (raw.find('\x1b') != std::string_view::npos) {
+    scratch_ = StripAnsi(raw);
+    raw = scratch_;
+  }
+  result_.display = raw;
+  result_.context = LineContext{};
+  std::string_view text = raw;
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  for (int round = 0; round < kMaxPrefixes && !text.empty(); ++round) {
+    bool matched = false;
+    for (size_t i = 0; i < patterns_->res.size(); ++i) {
+      re2::StringPiece input(text);
+      re2::StringPiece capture;
+      const RE2& re = *patterns_->res[i];
+      bool ok = re.NumberOfCapturingGroups() > 0 ? RE2::Consume(&input, re, &capture)
+                                                 : RE2::Consume(&input, re);
+      if (!ok || input.size() == text.size()) continue;
+      std::string value(capture.data(), capture.size());
+      switch (kPrefixes[i].field) {
+        case Field::kHost: result_.context.host = value; break;
+        case Field::kRank: result_.context.rank = value; break;
+        case Field::kLevel: result_.context.level = value; break;
+        case Field::kTimestamp: result_.context.timestamp = value; break;
+        case Field::kNone: break;
+      }
+      text = std::string_view(input.data(), input.size());
+      while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+      matched = true;
+      break;
+    }
+    if (!matched) break;
+  }
+  while (!text.empty() && (text.back() == '`' || text.back() == ' ' || text.back() == '\t'))
+    text.remove_suffix(1);
+  result_.message = text;
+  return result_;
+}
+
+}  // namespace oomlens

@@ -1,0 +1,56 @@
+// Turns a raw log line into the message text plus its context.
+//
+// Handles CR/LF, '\r' progress-bar overwrites, ANSI escapes, log prefixes
+// (glog/absl, timestamps, Python logging, host tags such as "[worker-3]",
+// "worker-3: ", "(EngineCore_DP0 pid=344)", "[rank1]:") and the wrappers of
+// pasted text (markdown quotes, fences, bullets, '#' comments, backticks).
+#ifndef OOMLENS_CORE_LINE_CLEANER_H_
+#define OOMLENS_CORE_LINE_CLEANER_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace oomlens {
+
+/// What the prefixes of a line said.
+struct LineContext {
+  std::string host;       ///< from a host/worker tag, empty when none
+  std::string rank;       ///< from "[rank1]:", empty when none
+  std::string level;      ///< I, W, E, F, INFO, ERROR ... when printed
+  std::string timestamp;  ///< as printed
+};
+
+/// The cleaned line. message and display point into the cleaner or the raw line
+/// and stay valid until the next Clean() call.
+struct CleanLine {
+  std::string_view display;  ///< the line without CR/ANSI/overwritten text (for excerpts)
+  std::string_view message;  ///< display without prefixes and paste wrappers
+  LineContext context;
+};
+
+/// Cleans lines. Compiles its patterns once; not thread-safe (keeps a scratch buffer).
+class LineCleaner {
+ public:
+  LineCleaner();
+  ~LineCleaner();
+  LineCleaner(const LineCleaner&) = delete;
+  LineCleaner& operator=(const LineCleaner&) = delete;
+
+  /// Cleans raw. The result is valid until the next call.
+  const CleanLine& Clean(std::string_view raw);
+
+ private:
+  struct Patterns;
+  std::unique_ptr<Patterns> patterns_;
+  std::string scratch_;
+  CleanLine result_;
+};
+
+/// Removes ANSI escape sequences (CSI, OSC and two-byte escapes) from text.
+std::string StripAnsi(std::string_view text);
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_CORE_LINE_CLEANER_H_

@@ -1,0 +1,107 @@
+#include "core/line_reader.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <algorithm>
+#include <cstring>
+
+namespace oomlens {
+
+long FdSource::Read(char* buf, size_t n, std::string* error) {
+  for (;;) {
+    ssize_t got = ::read(fd_, buf, n);
+    if (got >= 0) return static_cast<long>(got);
+    if (errno == EINTR) continue;
+    *error = std::strerror(errno);
+    return -1;
+  }
+}
+
+long StringSource::Read(char* buf, size_t n, std::string*) {
+  size_t count = std::min(n, text_.size());
+  std::memcpy(buf, text_.data(), count);
+  text_.remove_prefix(count);
+  return static_cast<long>(count);
+}
+
+LineReader::LineReader(ByteSource* source, size_t chunk, size_t max_line)
+    : source_(source), chunk_(chunk), max_line_(max_line), buf_(chunk + max_line) {}
+
+bool LineReader::Fill() {
+  if (eof_) return false;
+  if (start_ > 0) {
+    std::memmove(buf_.data(), buf_.data() + start_, end_ - start_);
+    end_ -= start_;
+    start_ = 0;
+  }
+  size_t room = buf_.size() - end_;
+  long got = source_->Read(buf_.data() + end_, std::min(room, chunk_), &error_);
+  if (got <= 0) {
+    eof_ = true;
+    return false;
+  }
+  end_ += static_cast<size_t>(got);
+  bytes_read_ += static_cast<uint64_t>(got);
+  return true;
+}
+
+void LineReader::SkipRestOfLine() {
+  for (;;) {
+    const char* nl = static_cast<const char*>(std::memchr(buf_.data() + start_, '\n', end_ - start_));
+    if (nl) {
+      size_t skipped = static_cast<size_t>(nl - (buf_.data() + start_)) + 1;
+      consumed_ += skipped;
+      start_ += skipped;
+      return;
+    }
+    consumed_ += end_ - start_;
+    start_ = end_ = 0;
+    if (!Fill()) return;
+  }
+}
+
+void LineReader::Emit(size_t length, bool truncated, Line* line) {
+  line->text = std::string_view(buf_.data() + start_, length);
+  line->number = ++line_number_;
+  line->offset = consumed_;
+  line->truncated = truncated;
+  size_t advance = truncated ? length : std::min(length + 1, end_ - start_);
+  start_ += advance;
+  consumed_ += advance;
+  skip_rest_ = truncated;
+}
+
+bool LineReader::Next(Line* line) {
+  if (skip_rest_) {
+    skip_rest_ = false;
+    SkipRestOfLine();
+  }
+  size_t scanned = 0;  // bytes of the pending line already searched for '\n'
+  for (;;) {
+    const char* base = buf_.data() + start_;
+    size_t pending = end_ - start_;
+    const char* nl = static_cast<const char*>(std::memchr(base + scanned, '\n', pending - scanned));
+    if (nl) {
+      size_t length = static_cast<size_t>(nl - base);
+      if (length > max_line_) {
+        Emit(max_line_, true, line);
+      } else {
+        Emit(length, false, line);
+      }
+      return true;
+    }
+    if (pending >= max_line_) {
+      Emit(max_line_, true, line);
+      return true;
+    }
+    scanned = pending;
+    if (!Fill()) {
+      if (pending == 0) return false;
+      Emit(pending, false, line);  // last line without '\n'
+      return true;
+    }
+  }
+}
+
+}  // namespace oomlens

@@ -1,0 +1,83 @@
+// Streams lines from a file descriptor or a string, never holding the whole input.
+#ifndef OOMLENS_CORE_LINE_READER_H_
+#define OOMLENS_CORE_LINE_READER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace oomlens {
+
+/// One line without its '\n'. text stays valid until the next call to Next().
+struct Line {
+  std::string_view text;
+  uint64_t number = 0;  ///< 1-based
+  uint64_t offset = 0;  ///< byte offset of the line's start in the input
+  bool truncated = false;  ///< the line was longer than the cap; text is its start
+};
+
+/// Where bytes come from.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  /// Reads up to n bytes. Returns the count, 0 at end, -1 on error (*error says why).
+  virtual long Read(char* buf, size_t n, std::string* error) = 0;
+};
+
+/// Reads a file descriptor (retrying on EINTR). Does not close it.
+class FdSource : public ByteSource {
+ public:
+  explicit FdSource(int fd) : fd_(fd) {}
+  long Read(char* buf, size_t n, std::string* error) override;
+
+ private:
+  int fd_;
+};
+
+/// Reads from memory.
+class StringSource : public ByteSource {
+ public:
+  explicit StringSource(std::string_view text) : text_(text) {}
+  long Read(char* buf, size_t n, std::string* error) override;
+
+ private:
+  std::string_view text_;
+};
+
+/// Splits a ByteSource into lines with a fixed buffer: chunk + max_line bytes.
+/// Lines longer than max_line are cut (truncated = true) and their rest skipped.
+class LineReader {
+ public:
+  static constexpr size_t kDefaultChunk = 256 * 1024;
+  static constexpr size_t kDefaultMaxLine = 4 * 1024 * 1024;
+
+  explicit LineReader(ByteSource* source, size_t chunk = kDefaultChunk,
+                      size_t max_line = kDefaultMaxLine);
+
+  /// Returns the next line, or false at end of input or on a read error.
+  bool Next(Line* line);
+  /// Empty unless a read failed.
+  const std::string& error() const { return error_; }
+  uint64_t bytes_read() const { return bytes_read_; }
+  uint64_t lines_read() const { return line_number_; }
+
+ private:
+  bool Fill();  // reads more bytes after compacting; false at end or error
+  void SkipRestOfLine();
+  void Emit(size_t length, bool truncated, Line* line);
+
+  ByteSource* source_;
+  size_t chunk_, max_line_;
+  std::vector<char> buf_;
+  size_t start_ = 0, end_ = 0;
+  bool eof_ = false;
+  bool skip_rest_ = false;  // the last line was cut: drop the rest of it
+  uint64_t line_number_ = 0, bytes_read_ = 0, consumed_ = 0;
+  std::string error_;
+};
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_CORE_LINE_READER_H_

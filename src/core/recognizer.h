@@ -1,0 +1,72 @@
+// Recognition: turns cleaned lines into Events using the signatures.
+//
+// A line holding a signature's start opens a message. Following lines of the
+// same stream (host tag) join it:
+//   - while the message lacks its required facts, any non-blank line joins
+//     (up to max_wrap), unless it starts a message of another signature of
+//     equal or higher priority: this is how wrapped and pasted messages read;
+//   - once it has them but is not complete, a line that starts a message closes it;
+//   - once complete (the 'complete' pattern matches), only 'follow' lines join
+//     (one blank line between them is allowed).
+// The joined text (lines separated by a space) is then matched by every fact pattern.
+#ifndef OOMLENS_CORE_RECOGNIZER_H_
+#define OOMLENS_CORE_RECOGNIZER_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/line_cleaner.h"
+#include "core/line_reader.h"
+#include "core/prefilter.h"
+#include "core/rule_data.h"
+#include "oomlens/report.h"
+
+namespace oomlens {
+
+/// Receives each recognised event.
+using EventSink = std::function<void(Event&&)>;
+
+class Recognizer {
+ public:
+  Recognizer(const RuleData& rules, EventSink sink, std::vector<Problem>* problems);
+
+  /// Starts a new input; closes what the previous one left open.
+  void BeginInput(const std::string& name, int index);
+  /// Feeds one raw line of the current input.
+  void Feed(const Line& line);
+  /// Closes every open message (end of input).
+  void Finish();
+
+ private:
+  struct Open {
+    const Signature* sig = nullptr;
+    std::string text;
+    std::vector<std::string> excerpt;
+    Location where;
+    LineContext context;
+    int lines = 0, wrapped = 0, blank_run = 0;
+    bool complete = false, has_required = false;
+  };
+  enum class Step { kJoined, kClosed };
+
+  const Signature* FindStart(std::string_view message) const;
+  void OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number);
+  Step Continue(Open* open, const CleanLine& line);
+  void Join(Open* open, const CleanLine& line);
+  void UpdateState(Open* open) const;
+  void Close(Open&& open);
+
+  const RuleData& rules_;
+  EventSink sink_;
+  std::vector<Problem>* problems_;
+  Prefilter prefilter_;
+  LineCleaner cleaner_;
+  std::map<std::string, Open> open_;  // by stream (host tag)
+  std::string input_;
+  int input_index_ = 0;
+};
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_CORE_RECOGNIZER_H_

@@ -1,0 +1,98 @@
+#include <nlohmann/json.hpp>
+
+#include "oomlens/render.h"
+
+namespace oomlens {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson FactJson(const FactValue& v) {
+  switch (v.type) {
+    case FactType::kSize:
+    case FactType::kCount: return v.integer;
+    case FactType::kRatio: return v.number;
+    case FactType::kText:
+    case FactType::kIdentity: return v.text;
+  }
+  return nullptr;
+}
+
+ojson FactsJson(const Facts& facts) {
+  ojson out = ojson::object();
+  for (const auto& [name, value] : facts) out[name] = FactJson(value);
+  return out;
+}
+
+ojson IncidentJson(const Incident& i) {
+  const Diagnosis& d = i.diagnosis;
+  ojson printed = ojson::object();
+  for (const auto& [name, value] : i.facts) {
+    if (value.type == FactType::kSize || value.type == FactType::kCount) printed[name] = value.text;
+  }
+  ojson alternatives = ojson::array();
+  for (const auto& a : d.alternatives) {
+    alternatives.push_back({{"cause", a.cause}, {"confidence", a.confidence}, {"rule", a.rule}});
+  }
+  ojson outliers = ojson::array();
+  for (const auto& o : i.outliers) {
+    outliers.push_back({{"input", o.where.input}, {"line", o.where.line}, {"who", o.who},
+                        {"differences", o.differences}});
+  }
+  ojson j;
+  j["kind"] = i.kind;
+  j["code"] = i.code;
+  j["title"] = i.title;
+  j["occurrences"] = i.occurrences;
+  j["first"] = {{"input", i.first.input}, {"line", i.first.line}};
+  j["replicas"] = i.replicas;
+  j["partitions"] = i.partitions;
+  j["hosts"] = i.hosts;
+  j["devices"] = i.devices;
+  j["ranks"] = i.ranks;
+  j["facts"] = FactsJson(i.facts);
+  j["printed"] = printed;
+  j["derived"] = FactsJson(i.derived);
+  j["allocations"] = ojson::array();
+  j["cause"] = d.best.cause;
+  j["confidence"] = d.best.confidence;
+  j["summary"] = d.summary;
+  j["evidence"] = d.evidence;
+  j["advice"] = d.advice;
+  j["docs"] = d.docs;
+  j["rule"] = d.best.rule;
+  j["alternatives"] = alternatives;
+  j["outliers"] = outliers;
+  j["excerpt"] = i.excerpt;
+  return j;
+}
+
+}  // namespace
+
+const char* Version() { return OOMLENS_VERSION; }
+
+void RenderJson(const Report& report, std::ostream& out) {
+  ojson doc;
+  doc["schema_version"] = 1;
+  doc["oomlens_version"] = Version();
+  ojson inputs = ojson::array();
+  for (const auto& in : report.inputs) {
+    inputs.push_back({{"name", in.name}, {"lines", in.lines}, {"bytes", in.bytes}, {"ok", in.ok}});
+  }
+  doc["inputs"] = inputs;
+  ojson incidents = ojson::array();
+  for (const auto& i : report.incidents) incidents.push_back(IncidentJson(i));
+  doc["incidents"] = incidents;
+  ojson problems = ojson::array();
+  for (const auto& p : report.problems) {
+    problems.push_back({{"severity", p.severity == Problem::Severity::kError ? "error" : "warning"},
+                        {"where", p.where},
+                        {"message", p.message},
+                        {"help", p.help}});
+  }
+  doc["problems"] = problems;
+  // Invalid UTF-8 from the log becomes U+FFFD, so the document is always valid.
+  out << doc.dump(2, ' ', false, ojson::error_handler_t::replace) << "\n";
+}
+
+}  // namespace oomlens

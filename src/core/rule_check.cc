@@ -1,0 +1,191 @@
+// `oomlens rules check`: every signature and cause rule proves itself on its samples.
+#include <set>
+
+#include "core/decide.h"
+#include "core/derive.h"
+#include "core/line_reader.h"
+#include "core/recognizer.h"
+#include "core/rule_data.h"
+#include "oomlens/rules.h"
+
+namespace oomlens {
+namespace {
+
+using json = nlohmann::json;
+
+const std::set<std::string> kSignatureSampleKeys = {"text", "expect", "no_match"};
+const std::set<std::string> kCauseSampleKeys = {"kind", "facts", "expect", "summary"};
+
+class SampleChecker {
+ public:
+  SampleChecker(const RuleData& rules, std::vector<Problem>* problems)
+      : rules_(rules), problems_(problems) {}
+
+  void CheckSignature(const Signature& sig);
+  void CheckCause(const CauseRule& rule);
+  bool ok() const { return ok_; }
+
+ private:
+  void Fail(const std::string& where, const std::string& message, const std::string& help) {
+    problems_->push_back(Problem{Problem::Severity::kError, where, message, help});
+    ok_ = false;
+  }
+  bool Keys(const Sample& s, const std::set<std::string>& allowed);
+  std::vector<Event> Recognize(const std::string& text);
+  bool ValueOf(const std::string& where, const std::string& name, const json& v, FactValue* out);
+
+  const RuleData& rules_;
+  std::vector<Problem>* problems_;
+  bool ok_ = true;
+};
+
+bool SampleChecker::Keys(const Sample& s, const std::set<std::string>& allowed) {
+  if (!s.json.is_object()) {
+    Fail(s.where, "a sample must be an object", "see docs/rules.md, 'Samples'");
+    return false;
+  }
+  for (const auto& item : s.json.items()) {
+    if (allowed.count(item.key())) continue;
+    std::string list;
+    for (const auto& k : allowed) list += (list.empty() ? "" : ", ") + k;
+    Fail(s.where, "unknown sample key '" + item.key() + "'", "allowed keys: " + list);
+    return false;
+  }
+  return true;
+}
+
+std::vector<Event> SampleChecker::Recognize(const std::string& text) {
+  std::vector<Event> events;
+  std::vector<Problem> ignored;
+  Recognizer recognizer(rules_, [&events](Event&& e) { events.push_back(std::move(e)); }, &ignored);
+  recognizer.BeginInput("sample", 0);
+  StringSource source(text);
+  LineReader reader(&source);
+  Line line;
+  while (reader.Next(&line)) recognizer.Feed(line);
+  recognizer.Finish();
+  return events;
+}
+
+// Reads an expected value: a number (bytes) or a string as a log would print it.
+bool SampleChecker::ValueOf(const std::string& where, const std::string& name, const json& v,
+                            FactValue* out) {
+  const FactInfo* info = FindFact(name);
+  if (!info) {
+    Fail(where, "sample names unknown fact '" + name + "'", "see 'oomlens rules facts'");
+    return false;
+  }
+  std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+  std::string error;
+  if (!MakeFact(*info, text, out, &error)) {
+    Fail(where, "sample value for " + name + ": " + error, "write the value as the log prints it");
+    return false;
+  }
+  return true;
+}
+
+void SampleChecker::CheckSignature(const Signature& sig) {
+  if (sig.samples.empty()) Fail(sig.where, "signature '" + sig.id + "' has no samples",
+                                "add \"samples\": [{\"text\": \"<a real message>\", \"expect\": {...}}]");
+  for (const Sample& s : sig.samples) {
+    if (!Keys(s, kSignatureSampleKeys)) continue;
+    auto text = s.json.find("text");
+    if (text == s.json.end() || !text->is_string()) {
+      Fail(s.where, "sample needs \"text\": a message as printed", "add \"text\": \"...\"");
+      continue;
+    }
+    std::vector<Event> events = Recognize(text->get<std::string>());
+    const Event* mine = nullptr;
+    for (const auto& e : events) if (!mine && e.signature == sig.id) mine = &e;
+    if (s.json.value("no_match", false)) {
+      if (mine) Fail(s.where, "signature '" + sig.id + "' matched a sample marked no_match",
+                     "narrow 'start' or the fact patterns");
+      continue;
+    }
+    if (!mine) {
+      std::string got = events.empty() ? "nothing" : "signature '" + events[0].signature + "'";
+      Fail(s.where, "sample not recognised by signature '" + sig.id + "' (got " + got + ")",
+           "check 'literals', 'start', 'require' and 'priority'");
+      continue;
+    }
+    auto expect = s.json.find("expect");
+    if (expect == s.json.end() || !expect->is_object()) continue;
+    for (const auto& [name, want_json] : expect->items()) {
+      FactValue want;
+      if (!ValueOf(s.where, name, want_json, &want)) continue;
+      std::string got;
+      bool equal = false;
+      if (want.type == FactType::kIdentity) {
+        const std::string* field = name == "replica" ? &mine->replica : name == "partition" ? &mine->partition
+                                 : name == "host" ? &mine->host : name == "device" ? &mine->device : &mine->rank;
+        got = *field;
+        equal = got == want.text;
+      } else if (auto it = mine->facts.find(name); it != mine->facts.end()) {
+        got = it->second.text;
+        equal = want.type == FactType::kText ? got == want.text : it->second.integer == want.integer;
+      }
+      if (!equal) {
+        Fail(s.where, "sample: " + name + " is '" + (got.empty() ? "absent" : got) + "', expected '" +
+                          want.text + "'",
+             "fix the fact pattern or the expectation");
+      }
+    }
+  }
+}
+
+void SampleChecker::CheckCause(const CauseRule& rule) {
+  if (rule.samples.empty()) Fail(rule.where, "cause rule '" + rule.id + "' has no samples",
+                                 "add \"samples\": [{\"facts\": {...}, \"expect\": true}]");
+  for (const Sample& s : rule.samples) {
+    if (!Keys(s, kCauseSampleKeys)) continue;
+    Incident incident;
+    incident.kind = s.json.value("kind", rule.kinds.empty() ? std::string("sample") : rule.kinds[0]);
+    auto facts = s.json.find("facts");
+    bool good = facts != s.json.end() && facts->is_object();
+    const json given = good ? *facts : json::object();
+    for (const auto& [name, v] : given.items()) {
+      FactValue value;
+      good = ValueOf(s.where, name, v, &value) && good;
+      incident.facts[name] = value;
+    }
+    auto expect = s.json.find("expect");
+    if (!good || expect == s.json.end() || !expect->is_boolean()) {
+      if (good) Fail(s.where, "sample needs \"facts\": {...} and \"expect\": true or false", "");
+      continue;
+    }
+    DeriveFacts("", &incident);
+    FactLookup lookup = LookupIn(incident.facts, incident.derived);
+    bool fired = RuleAppliesTo(rule, incident.kind) && (!rule.when || rule.when->Evaluate(lookup).truth());
+    if (fired != expect->get<bool>()) {
+      Fail(s.where, "rule '" + rule.id + "' " + (fired ? "fired" : "did not fire") + " on a sample expecting " +
+                        (fired ? "false" : "true"),
+           "fix 'when' or the sample's facts");
+      continue;
+    }
+    auto summary = s.json.find("summary");
+    if (summary != s.json.end() && fired) {
+      std::string text;
+      bool rendered = false;
+      for (const auto& line : rule.summary) {
+        if (line.when && !line.when->Evaluate(lookup).truth()) continue;
+        if ((rendered = line.text->Render(lookup, &text))) break;
+      }
+      if (!rendered || text != summary->get<std::string>()) {
+        Fail(s.where, "summary is '" + (rendered ? text : std::string("(none rendered)")) + "', expected '" +
+                          summary->get<std::string>() + "'",
+             "fix the summary template or the sample");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool RuleSet::CheckSamples(std::vector<Problem>* problems) const {
+  SampleChecker checker(*data_, problems);
+  for (const auto& sig : data_->signatures) checker.CheckSignature(sig);
+  for (const auto& rule : data_->causes) checker.CheckCause(rule);
+  return checker.ok();
+}
+
+}  // namespace oomlens

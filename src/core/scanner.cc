@@ -1,0 +1,135 @@
+#include "oomlens/scanner.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "core/decide.h"
+#include "core/derive.h"
+#include "core/grouping.h"
+#include "core/line_reader.h"
+#include "core/recognizer.h"
+
+namespace oomlens {
+namespace {
+
+constexpr size_t kMaxProblems = 200;
+
+}  // namespace
+
+struct Scanner::State {
+  const RuleSet& rules;
+  ScanOptions options;
+  Report report;
+  IncidentGrouper grouper;
+  Recognizer recognizer;
+  size_t dropped_problems = 0;
+
+  State(const RuleSet& r, ScanOptions o)
+      : rules(r),
+        options(std::move(o)),
+        recognizer(r.data(), [this](Event&& e) { grouper.Add(std::move(e)); }, &report.problems) {}
+
+  void Problem(Problem::Severity severity, std::string where, std::string message, std::string help) {
+    report.problems.push_back(
+        oomlens::Problem{severity, std::move(where), std::move(message), std::move(help)});
+  }
+
+  bool Scan(ByteSource* source, const std::string& name) {
+    int index = static_cast<int>(report.inputs.size());
+    recognizer.BeginInput(name, index);
+    LineReader reader(source, LineReader::kDefaultChunk, options.max_line_bytes);
+    Line line;
+    while (reader.Next(&line)) {
+      if (line.truncated) {
+        Problem(Problem::Severity::kWarning, name + ":" + std::to_string(line.number),
+                "line longer than " + std::to_string(options.max_line_bytes >> 20) +
+                    " MiB; only its start was read",
+                "");
+      }
+      recognizer.Feed(line);
+      if (report.problems.size() > kMaxProblems) {
+        dropped_problems += report.problems.size() - kMaxProblems;
+        report.problems.resize(kMaxProblems);
+      }
+    }
+    recognizer.Finish();
+    InputSummary summary{name, reader.lines_read(), reader.bytes_read(), reader.error().empty()};
+    report.inputs.push_back(summary);
+    if (!reader.error().empty()) {
+      Problem(Problem::Severity::kError, name, "read failed after " + std::to_string(reader.bytes_read()) +
+                                                   " bytes: " + reader.error(),
+              "the part read before the error was scanned");
+      return false;
+    }
+    return true;
+  }
+};
+
+Scanner::Scanner(const RuleSet& rules, ScanOptions options)
+    : state_(std::make_unique<State>(rules, std::move(options))) {}
+Scanner::~Scanner() = default;
+
+bool Scanner::ScanFd(int fd, const std::string& name) {
+  FdSource source(fd);
+  return state_->Scan(&source, name);
+}
+
+void Scanner::ScanText(std::string_view text, const std::string& name) {
+  StringSource source(text);
+  state_->Scan(&source, name);
+}
+
+bool Scanner::ScanFile(const std::string& path) {
+  if (path == "-") return ScanFd(STDIN_FILENO, "<stdin>");
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    state_->Problem(Problem::Severity::kError, path, std::strerror(err),
+                    err == ENOENT ? "check the path" : "check the file's permissions");
+    state_->report.inputs.push_back(InputSummary{path, 0, 0, false});
+    return false;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    state_->Problem(Problem::Severity::kError, path, "is a directory",
+                    "give the log files inside it (e.g. " + path + "/*.log)");
+    state_->report.inputs.push_back(InputSummary{path, 0, 0, false});
+    return false;
+  }
+  bool ok = ScanFd(fd, path);
+  ::close(fd);
+  return ok;
+}
+
+Report Scanner::Finish() {
+  State& s = *state_;
+  s.recognizer.Finish();
+  s.report.incidents = s.grouper.Take();
+  for (auto& incident : s.report.incidents) {
+    DeriveFacts(s.options.chip, &incident);
+    Decide(s.rules.data(), &incident);
+  }
+  std::stable_sort(s.report.incidents.begin(), s.report.incidents.end(),
+                   [](const Incident& a, const Incident& b) {
+                     if (a.first_input_index != b.first_input_index)
+                       return a.first_input_index < b.first_input_index;
+                     return a.first.line < b.first.line;
+                   });
+  if (s.report.problems.size() > kMaxProblems) {
+    s.dropped_problems += s.report.problems.size() - kMaxProblems;
+    s.report.problems.resize(kMaxProblems);
+  }
+  if (s.dropped_problems > 0) {
+    s.Problem(Problem::Severity::kWarning, "oomlens",
+              std::to_string(s.dropped_problems) + " more warnings not shown", "");
+  }
+  return std::move(s.report);
+}
+
+}  // namespace oomlens

@@ -1,0 +1,73 @@
+#include "core/signature_patterns.h"
+
+#include <vector>
+
+#include <re2/re2.h>
+
+#include "core/rule_data.h"
+
+namespace oomlens {
+namespace {
+
+struct Macro {
+  const char* name;
+  const char* regex;
+};
+
+// A size as printed: "29.49G", "0B", "-2.55G", "6,532,939,776 bytes", "20.00 MiB",
+// optionally followed by an exact count: "3.95G (4,237,689,856 bytes)", "(rounded to N)".
+constexpr Macro kMacros[] = {
+    {"{size}",
+     R"((?:-?\d+(?:,\d{3})*(?:\.\d+)?(?:\s?(?:[KMGTPE]i?B?|B|bytes)\b)?)"
+     R"((?:\s*\(\s*(?:rounded to\s*)?-?\d+(?:,\d{3})*\s*(?:B|bytes)?\s*\))?))"},
+    {"{int}", R"(\d+)"},
+    {"{id}", R"([\w.:/-]+)"},
+};
+
+std::string Expand(const std::string& src) {
+  std::string out = src;
+  for (const auto& m : kMacros) {
+    std::string name = m.name;
+    for (size_t pos = out.find(name); pos != std::string::npos; pos = out.find(name, pos)) {
+      out.replace(pos, name.size(), m.regex);
+      pos += std::string(m.regex).size();
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::shared_ptr<re2::RE2> CompilePattern(const std::string& src, std::string* error) {
+  RE2::Options options(RE2::Latin1);
+  options.set_log_errors(false);
+  auto re = std::make_shared<RE2>(Expand(src), options);
+  if (!re->ok()) {
+    *error = re->error();
+    return nullptr;
+  }
+  return re;
+}
+
+std::string PatternHelp() {
+  return "RE2 syntax; name groups (?P<fact>...); macros {size}, {int}, {id}; escape backslashes "
+         "in JSON (\\\\d)";
+}
+
+bool Contains(const re2::RE2& re, std::string_view text) {
+  return RE2::PartialMatch(re2::StringPiece(text), re);
+}
+
+void MatchFacts(const FactPattern& pattern, std::string_view text,
+                const std::function<void(const FactInfo&, std::string_view)>& found) {
+  const RE2& re = *pattern.re;
+  int groups = re.NumberOfCapturingGroups() + 1;
+  std::vector<re2::StringPiece> sub(static_cast<size_t>(groups));
+  if (!re.Match(re2::StringPiece(text), 0, text.size(), RE2::UNANCHORED, sub.data(), groups)) return;
+  for (const auto& [index, info] : pattern.groups) {
+    const re2::StringPiece& s = sub[static_cast<size_t>(index)];
+    if (s.data() != nullptr) found(*info, std::string_view(s.data(), s.size()));
+  }
+}
+
+}  // namespace oomlens

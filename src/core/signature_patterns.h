@@ -1,0 +1,37 @@
+// RE2 behind one small wrapper: compiling rule patterns (with macros) and
+// running fact patterns. The only place that converts to re2::StringPiece,
+// besides the line cleaner's fixed prefixes.
+#ifndef OOMLENS_CORE_SIGNATURE_PATTERNS_H_
+#define OOMLENS_CORE_SIGNATURE_PATTERNS_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace re2 {
+class RE2;
+}
+
+namespace oomlens {
+
+struct FactPattern;
+struct FactInfo;
+
+/// Expands macros ({size}, {int}, {id}) and compiles src, matching bytes (Latin-1)
+/// so any input is safe. Returns nullptr and sets *error when invalid.
+std::shared_ptr<re2::RE2> CompilePattern(const std::string& src, std::string* error);
+
+/// A reminder of the pattern syntax, for error messages.
+std::string PatternHelp();
+
+/// True when re matches somewhere in text.
+bool Contains(const re2::RE2& re, std::string_view text);
+
+/// Calls found(fact, text) for each named group of pattern that matched in text.
+void MatchFacts(const FactPattern& pattern, std::string_view text,
+                const std::function<void(const FactInfo&, std::string_view)>& found);
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_CORE_SIGNATURE_PATTERNS_H_

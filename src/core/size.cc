@@ -1,0 +1,123 @@
+#include "oomlens/size.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace oomlens {
+namespace {
+
+constexpr double kMaxBytes = 9.2e18;  // just under INT64_MAX
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Reads "-1,234.56" from the front of *s. Returns false when no digit is there.
+bool ReadNumber(std::string_view* s, double* value, int* decimals) {
+  std::string digits;
+  size_t i = 0;
+  if (i < s->size() && ((*s)[i] == '-' || (*s)[i] == '+')) digits += (*s)[i++];
+  bool any = false, dot = false;
+  *decimals = 0;
+  for (; i < s->size(); ++i) {
+    char c = (*s)[i];
+    if (IsDigit(c)) {
+      digits += c;
+      any = true;
+      if (dot) ++*decimals;
+    } else if (c == ',' && any && !dot && i + 1 < s->size() && IsDigit((*s)[i + 1])) {
+      continue;  // thousands separator
+    } else if (c == '.' && !dot && i + 1 < s->size() && IsDigit((*s)[i + 1])) {
+      digits += c;
+      dot = true;
+    } else {
+      break;
+    }
+  }
+  if (!any) return false;
+  *value = std::strtod(digits.c_str(), nullptr);
+  s->remove_prefix(i);
+  return true;
+}
+
+// Maps a unit spelling to its multiplier; 0 when unknown.
+double UnitMultiplier(std::string_view unit) {
+  std::string u;
+  for (char c : unit) u += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (u.empty() || u == "b" || u == "byte" || u == "bytes") return 1;
+  static const char kPrefixes[] = "kmgtpe";
+  for (int i = 0; i < 6; ++i) {
+    std::string p(1, kPrefixes[i]);
+    if (u == p || u == p + "b" || u == p + "ib") return std::ldexp(1.0, 10 * (i + 1));
+  }
+  return 0;
+}
+
+// Finds an exact count in "(4,237,689,856 bytes)", "(33554432B)" or "(rounded to N)".
+std::optional<int64_t> ExactCount(std::string_view rest) {
+  rest = Trim(rest);
+  if (rest.size() < 3 || rest.front() != '(' || rest.back() != ')') return std::nullopt;
+  rest = Trim(rest.substr(1, rest.size() - 2));
+  constexpr std::string_view kRounded = "rounded to";
+  if (rest.substr(0, kRounded.size()) == kRounded) rest = Trim(rest.substr(kRounded.size()));
+  double value;
+  int decimals;
+  if (!ReadNumber(&rest, &value, &decimals) || decimals > 0) return std::nullopt;
+  rest = Trim(rest);
+  if (!(rest.empty() || rest == "B" || rest == "bytes")) return std::nullopt;
+  if (std::fabs(value) > kMaxBytes) return std::nullopt;
+  return static_cast<int64_t>(value);
+}
+
+}  // namespace
+
+std::optional<Size> ParseSize(std::string_view text, std::string* error) {
+  std::string_view s = Trim(text);
+  double value;
+  int decimals;
+  if (!ReadNumber(&s, &value, &decimals)) {
+    *error = "'" + std::string(text) + "' is not a size (no number)";
+    return std::nullopt;
+  }
+  s = Trim(s);
+  size_t unit_end = 0;
+  while (unit_end < s.size() && std::isalpha(static_cast<unsigned char>(s[unit_end]))) ++unit_end;
+  double multiplier = UnitMultiplier(s.substr(0, unit_end));
+  if (multiplier == 0) {
+    *error = "'" + std::string(text) + "' has an unknown size unit '" +
+             std::string(s.substr(0, unit_end)) + "'";
+    return std::nullopt;
+  }
+  std::string_view rest = Trim(s.substr(unit_end));
+  if (auto exact = ExactCount(rest)) return Size{*exact, 0};
+  double bytes = value * multiplier;
+  if (!std::isfinite(bytes) || std::fabs(bytes) > kMaxBytes) {
+    *error = "'" + std::string(text) + "' is too large to be a byte count";
+    return std::nullopt;
+  }
+  double tolerance = multiplier > 1 ? 0.5 * std::pow(10.0, -decimals) * multiplier : 0;
+  return Size{static_cast<int64_t>(std::llround(bytes)), tolerance};
+}
+
+std::string FormatSize(int64_t bytes) {
+  static const char kUnits[] = "KMGTPE";
+  double magnitude = std::fabs(static_cast<double>(bytes));
+  if (magnitude < 1024) return std::to_string(bytes) + "B";
+  int unit = 0;
+  double scaled = magnitude / 1024;
+  while (scaled >= 1023.995 && unit < 5) {
+    scaled /= 1024;
+    ++unit;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%s%.2f%c", bytes < 0 ? "-" : "", scaled, kUnits[unit]);
+  return buf;
+}
+
+}  // namespace oomlens
