@@ -146,7 +146,8 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   app.add_option("--color", o.color, "colour the text output")
       ->check(CLI::IsMember({"auto", "always", "never"}, CLI::ignore_case))
       ->default_str("auto");
-  app.add_option("--rules", o.rule_dirs, "extra rule folder (repeatable); entries override built-ins by id");
+  app.add_option("--rules", o.rule_dirs, "extra rule folder (repeatable); entries override built-ins by id")
+      ->allow_extra_args(false);
   app.add_flag("--no-builtin-rules", o.no_builtin, "use only the --rules folders");
   app.add_option("--chip", o.chip, "accelerator (v4, v5e, v5p, v6e, a100-80 ...) for its memory size");
   app.add_flag("-q,--quiet", o.quiet, "print no warnings, only errors");

@@ -283,7 +283,7 @@ bool DocLoader::LoadCause(const json& j, const std::string& ptr, CauseRule* rule
   Lines(j, "summary", ptr, &rule->summary);
   Lines(j, "evidence", ptr, &rule->evidence);
   Lines(j, "advice", ptr, &rule->advice);
-  if (rule->summary.empty()) Error(ptr, "missing 'summary'", "add \"summary\": \"...\"");
+  if (!j.contains("summary")) Error(ptr, "missing 'summary'", "add \"summary\": \"...\"");
   Samples(j, ptr, &rule->samples);
   return problems_->size() == before;
 }

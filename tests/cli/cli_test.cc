@@ -1,0 +1,138 @@
+#include "cli/cli.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace oomlens {
+namespace {
+
+const std::string kSource = OOMLENS_SOURCE_DIR;
+const std::string kExample = kSource + "/testdata/examples/multihost_e0101.log";
+
+struct CliRun {
+  int code;
+  std::string out, err;
+};
+
+CliRun Cli(std::vector<std::string> args, Console console = {}) {
+  args.insert(args.begin(), "oomlens");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  int code = RunCli(static_cast<int>(argv.size()), argv.data(), out, err, console);
+  return {code, out.str(), err.str()};
+}
+
+TEST(Cli, FindsTheOomAndExitsOne) {
+  CliRun r = Cli({"--color", "never", kExample});
+  EXPECT_EQ(r.code, kExitOomFound);
+  EXPECT_EQ(r.out.substr(0, 28), "oomlens: 1 OOM incident in /");
+  EXPECT_NE(r.out.find("partitions 0-255 (256)"), std::string::npos);
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Cli, NoOomExitsZero) {
+  CliRun r = Cli({kSource + "/testdata/logs/negative/quota_429_resource_exhausted.log"});
+  EXPECT_EQ(r.code, kExitNoOom);
+  EXPECT_NE(r.out.find("no OOM found"), std::string::npos);
+}
+
+TEST(Cli, MissingFileIsAnErrorButOtherFilesAreStillRead) {
+  CliRun r = Cli({"--format", "json", "/nonexistent.log", kExample});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_EQ(r.err, "oomlens: error: /nonexistent.log: No such file or directory (help: check the path)\n");
+  EXPECT_NE(r.out.find("\"occurrences\": 256"), std::string::npos);
+}
+
+TEST(Cli, TerminalStdinWithoutFilesGivesAHint) {
+  Console console;
+  console.stdin_is_terminal = true;
+  CliRun r = Cli({}, console);
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_EQ(r.err,
+            "oomlens: error: no input: stdin is a terminal (help: pass log files, e.g. 'oomlens worker-*.log', "
+            "or pipe a log in, e.g. 'kubectl logs job/x | oomlens')\n");
+}
+
+TEST(Cli, ReadsStdin) {
+  Console console;
+  console.stdin_fd = ::open(kExample.c_str(), O_RDONLY);
+  ASSERT_GE(console.stdin_fd, 0);
+  CliRun r = Cli({"-"}, console);
+  ::close(console.stdin_fd);
+  EXPECT_EQ(r.code, kExitOomFound);
+  EXPECT_NE(r.out.find("<stdin>"), std::string::npos);
+}
+
+TEST(Cli, UsageErrorsExitTwo) {
+  CliRun bad_format = Cli({"--format", "yaml", kExample});
+  EXPECT_EQ(bad_format.code, kExitError);
+  EXPECT_EQ(bad_format.err.substr(0, 24), "oomlens: error: --format");
+  EXPECT_EQ(Cli({"--frobnicate"}).code, kExitError);
+  CliRun chip = Cli({"--chip", "v99", kExample});
+  EXPECT_EQ(chip.code, kExitError);
+  EXPECT_EQ(chip.err.substr(0, 44), "oomlens: error: --chip v99: unknown chip (he");
+}
+
+TEST(Cli, HelpAndVersionExitZero) {
+  CliRun help = Cli({"--help"});
+  EXPECT_EQ(help.code, kExitNoOom);
+  EXPECT_NE(help.out.find("rules"), std::string::npos);
+  CliRun version = Cli({"--version"});
+  EXPECT_EQ(version.code, kExitNoOom);
+  EXPECT_EQ(version.out.substr(0, 8), "oomlens ");
+}
+
+TEST(Cli, ColorFollowsTheTerminalAndNoColor) {
+  Console tty;
+  tty.stdout_is_terminal = true;
+  EXPECT_NE(Cli({kExample}, tty).out.find("\x1b["), std::string::npos);
+  Console no_color = tty;
+  no_color.getenv = [](const char* name) -> const char* {
+    return std::string(name) == "NO_COLOR" ? "1" : nullptr;
+  };
+  EXPECT_EQ(Cli({kExample}, no_color).out.find("\x1b["), std::string::npos);
+  EXPECT_NE(Cli({"--color", "always", kExample}).out.find("\x1b["), std::string::npos);
+}
+
+TEST(Cli, RulesCheckPassesOnBuiltinRules) {
+  CliRun r = Cli({"rules", "check"});
+  EXPECT_EQ(r.code, kExitNoOom) << r.err;
+  EXPECT_EQ(r.out.substr(0, 9), "rules ok:");
+}
+
+TEST(Cli, RulesCheckReportsEveryProblemOfABrokenFolder) {
+  CliRun r = Cli({"rules", "check", kSource + "/testdata/bad-rules"});
+  EXPECT_EQ(r.code, kExitError);
+  std::string prefix = "oomlens: error: " + kSource + "/testdata/bad-rules/";
+  EXPECT_NE(r.err.find(prefix + "bad_json.json:4:4: invalid JSON"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(prefix + "bad_regex.json:7:16: /signatures/0/start: invalid regex: missing ): "),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(prefix + "sample_fails.json:10:19: sample not recognised by signature 'demo_oom'"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("oomlens: error: 3 problems in the rules"), std::string::npos) << r.err;
+}
+
+TEST(Cli, BrokenRulesStopAScan) {
+  CliRun r = Cli({"--rules", kSource + "/testdata/bad-rules", kExample});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(Cli, RulesListAndFacts) {
+  CliRun list = Cli({"rules", "list"});
+  EXPECT_EQ(list.code, kExitNoOom);
+  EXPECT_NE(list.out.find("signature\ttpu_program_load\ttpu_program_load\trules/signatures/tpu_runtime.json"),
+            std::string::npos);
+  CliRun facts = Cli({"rules", "facts"});
+  EXPECT_NE(facts.out.find("requested_bytes\tsize\tread\t"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace oomlens

@@ -1,0 +1,90 @@
+// Golden tests: every testdata/logs/**/*.log and testdata/examples/*.log is run
+// through the CLI in each format and compared byte for byte with
+// testdata/expected/<same path>.<txt|json>.
+// To approve changed output: OOMLENS_UPDATE_GOLDEN=1 build/unit_tests --gtest_filter='Golden*'
+// and review the diff.
+#include <dirent.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "cli/cli.h"
+
+namespace oomlens {
+namespace {
+
+const std::string kSource = OOMLENS_SOURCE_DIR;
+
+void FindLogs(const std::string& dir, std::vector<std::string>* out) {
+  DIR* d = ::opendir((kSource + "/" + dir).c_str());
+  if (!d) return;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    std::string path = dir + "/" + name;
+    if (e->d_type == DT_DIR) FindLogs(path, out);
+    else if (name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0) out->push_back(path);
+  }
+  ::closedir(d);
+}
+
+std::vector<std::string> AllLogs() {
+  std::vector<std::string> logs;
+  FindLogs("testdata/logs", &logs);
+  FindLogs("testdata/examples", &logs);
+  std::sort(logs.begin(), logs.end());
+  return logs;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class Golden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Golden, MatchesExpectedOutput) {
+  ASSERT_EQ(::chdir(kSource.c_str()), 0);  // inputs are named by their path in the tree
+  const std::string log = GetParam();
+  const std::string stem = "testdata/expected/" + log.substr(std::string("testdata/").size(),
+                                                              log.size() - std::string("testdata/").size() - 4);
+  for (const char* format : {"text", "json"}) {
+    const char* argv[] = {"oomlens", "--color", "never", "--format", format, log.c_str()};
+    std::ostringstream out, err;
+    int code = RunCli(6, argv, out, err, Console{});
+    EXPECT_EQ(err.str().find("error:"), std::string::npos) << err.str();
+    bool found = out.str().find("no OOM found") == std::string::npos &&
+                 out.str().find("\"incidents\": []") == std::string::npos;
+    EXPECT_EQ(code, found ? kExitOomFound : kExitNoOom) << log;
+    std::string expected_path = stem + (std::string(format) == "text" ? ".txt" : ".json");
+    const char* update = std::getenv("OOMLENS_UPDATE_GOLDEN");
+    if (update && std::string(update) == "1") {
+      std::string dir = expected_path.substr(0, expected_path.rfind('/'));
+      ASSERT_EQ(std::system(("mkdir -p '" + dir + "'").c_str()), 0);
+      std::ofstream(expected_path, std::ios::binary) << out.str();
+      continue;
+    }
+    std::string expected = ReadFile(expected_path);
+    ASSERT_FALSE(expected.empty()) << expected_path
+                                   << " is missing; run with OOMLENS_UPDATE_GOLDEN=1 and review it";
+    EXPECT_EQ(out.str(), expected) << "output of " << log << " (" << format << ") changed";
+  }
+}
+
+std::string Name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param.substr(std::string("testdata/").size());
+  for (char& c : name) if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Logs, Golden, ::testing::ValuesIn(AllLogs()), Name);
+
+}  // namespace
+}  // namespace oomlens

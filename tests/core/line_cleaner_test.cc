@@ -1,0 +1,75 @@
+#include "core/line_cleaner.h"
+
+#include <gtest/gtest.h>
+
+namespace oomlens {
+namespace {
+
+struct CleanCase {
+  const char* raw;
+  const char* message;
+  const char* host;
+  const char* level;
+};
+
+const CleanCase kCases[] = {
+    {"E1130 12:00:00.123456  1234 file.cc:12] RESOURCE_EXHAUSTED: x", "RESOURCE_EXHAUSTED: x", "", "E"},
+    {"F0000 00:00:1717141650.890307    9276 pjrt_computation_client.cc:487] msg", "msg", "", "F"},
+    {"2022-04-04 00:27:49.642380: E tensorflow/compiler/xla/xla_client/xla_util.cc:88]   (1) msg",
+     "(1) msg", "", "E"},
+    {"2026-01-01T00:00:00.123Z msg", "msg", "", ""},
+    {"2026-11-30 09:14:11,402 - train - ERROR - msg", "msg", "", "ERROR"},
+    {"ERROR:root:msg", "msg", "", "ERROR"},
+    {"INFO 03-21 20:15:44 [monitor.py:33] msg", "msg", "", "INFO"},
+    {"[worker-3] E1130 12:00:00.123456  1234 file.cc:12] msg", "msg", "worker-3", "E"},
+    {"[pod/llm-worker-2/main] msg", "msg", "llm-worker-2", ""},
+    {"worker-3: msg", "msg", "worker-3", ""},
+    {"(EngineCore_DP0 pid=344) msg", "msg", "EngineCore_DP0 pid=344", ""},
+    {"> `RESOURCE_EXHAUSTED: msg`", "RESOURCE_EXHAUSTED: msg", "", ""},
+    {"# RESOURCE_EXHAUSTED: msg", "RESOURCE_EXHAUSTED: msg", "", ""},
+    {"- msg", "msg", "", ""},
+    {"```text", "", "", ""},
+    {"[12345.678901] Out of memory", "Out of memory", "", ""},
+    {"RuntimeError: Resource exhausted: x", "RuntimeError: Resource exhausted: x", "", ""},
+    {"jaxlib.xla_extension.XlaRuntimeError: y", "jaxlib.xla_extension.XlaRuntimeError: y", "", ""},
+    {"-2.55G is negative", "-2.55G is negative", "", ""},
+};
+
+TEST(LineCleaner, RecognisesPrefixesAndWrappers) {
+  LineCleaner cleaner;
+  for (const auto& c : kCases) {
+    const CleanLine& line = cleaner.Clean(c.raw);
+    EXPECT_EQ(line.message, c.message) << c.raw;
+    EXPECT_EQ(line.context.host, c.host) << c.raw;
+    EXPECT_EQ(line.context.level, c.level) << c.raw;
+  }
+}
+
+TEST(LineCleaner, RankTag) {
+  LineCleaner cleaner;
+  EXPECT_EQ(cleaner.Clean("[rank1]: torch.OutOfMemoryError: x").context.rank, "1");
+}
+
+TEST(LineCleaner, CarriageReturnsKeepTheLastOverwrite) {
+  LineCleaner cleaner;
+  const CleanLine& line = cleaner.Clean("step 1: 10%\rstep 1: 50%\rRESOURCE_EXHAUSTED: x\r\n");
+  EXPECT_EQ(line.message, "RESOURCE_EXHAUSTED: x");
+  EXPECT_EQ(line.display, "RESOURCE_EXHAUSTED: x");
+}
+
+TEST(LineCleaner, RemovesAnsiEscapes) {
+  LineCleaner cleaner;
+  EXPECT_EQ(cleaner.Clean("\x1b[31mERROR\x1b[0m: \x1b]0;title\x07x").display, "ERROR: x");
+  EXPECT_EQ(StripAnsi("a\x1b"), "a");  // a lone ESC at the end is dropped, not read past
+}
+
+TEST(LineCleaner, SurvivesAdversarialPrefixes) {
+  LineCleaner cleaner;
+  std::string many;
+  for (int i = 0; i < 1000; ++i) many += "> ";
+  many += "msg";
+  EXPECT_FALSE(cleaner.Clean(many).message.empty());  // bounded rounds, no hang
+}
+
+}  // namespace
+}  // namespace oomlens

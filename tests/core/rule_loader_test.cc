@@ -1,0 +1,126 @@
+#include <gtest/gtest.h>
+
+#include "oomlens/rules.h"
+
+namespace oomlens {
+namespace {
+
+std::vector<std::string> LoadProblems(const std::string& text, bool check_samples = false) {
+  RuleSet rules;
+  std::vector<Problem> problems;
+  rules.LoadText("bad.json", text, &problems);
+  if (check_samples) rules.CheckSamples(&problems);
+  std::vector<std::string> out;
+  for (const auto& p : problems) out.push_back(FormatProblem(p));
+  return out;
+}
+
+const char kGoodSignature[] = R"json({"version": 1, "signatures": [{
+  "id": "demo", "kind": "tpu_buffer_alloc", "literals": ["Demo OOM"],
+  "start": "Demo OOM", "facts": ["wanted (?P<requested_bytes>{size})"],
+  "require": ["requested_bytes"],
+  "samples": [{"text": "Demo OOM: wanted 1.00G", "expect": {"requested_bytes": "1.00G"}}]}]})json";
+
+TEST(RuleLoader, AcceptsAValidDocument) {
+  EXPECT_TRUE(LoadProblems(kGoodSignature, true).empty());
+}
+
+TEST(RuleLoader, RejectsInvalidJsonWithItsLocation) {
+  auto problems = LoadProblems("{\"version\": 1,\n  \"signatures\": [\n    {\"id\": }\n  ]}");
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].substr(0, 35), "bad.json:3:12: invalid JSON: syntax");
+  EXPECT_NE(problems[0].find("(help: fix the JSON syntax"), std::string::npos);
+}
+
+TEST(RuleLoader, RejectsUnknownKeyListingAllowedKeys) {
+  auto problems = LoadProblems("{\"version\": 1, \"signatures\": [\n  {\"id\": \"x\", \"strat\": \"y\"}]}");
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0],
+            "bad.json:2:24: /signatures/0/strat: unknown key 'strat' (help: allowed keys: code, complete, "
+            "description, facts, follow, id, kind, literals, max_lines, max_wrap, priority, require, samples, start, "
+            "title)");
+}
+
+TEST(RuleLoader, RequiresVersionOne) {
+  auto problems = LoadProblems("{\"version\": 2}");
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0],
+            "bad.json:1:13: /version: 'version' must be 1 (help: add \"version\": 1 (the only rule format "
+            "version this oomlens reads))");
+}
+
+TEST(RuleLoader, ReportsEveryProblemInOneRun) {
+  auto problems = LoadProblems(R"json({"version": 1, "signatures": [{
+  "id": "x", "kind": "k", "literals": ["a"], "start": "(unclosed",
+  "facts": ["(?P<not_a_fact>\\d+)"], "require": ["requested_bytes"]}]})json");
+  ASSERT_EQ(problems.size(), 4u);
+  EXPECT_EQ(problems[0].substr(0, 63), "bad.json:2:55: /signatures/0/start: invalid regex: missing ): (");
+  EXPECT_EQ(problems[1],
+            "bad.json:3:13: /signatures/0/facts/0: group 'not_a_fact' is not a fact oomlens reads "
+            "(help: name groups after facts listed by 'oomlens rules facts')");
+  EXPECT_EQ(problems[2],
+            "bad.json:3:13: /signatures/0/facts/0: pattern captures no fact (help: add (?P<fact_name>...))");
+  EXPECT_EQ(problems[3],
+            "bad.json:3:49: /signatures/0/require: required fact 'requested_bytes' is captured by no pattern "
+            "(help: add a pattern with (?P<requested_bytes>...) to 'facts')");
+}
+
+TEST(RuleLoader, RejectsBadCauseExpressions) {
+  auto problems = LoadProblems(R"json({"version": 1, "causes": [{
+  "id": "c", "cause": "oversize", "confidence": 2,
+  "when": "requested_bytes > nonsense", "summary": "x {free_bytes"}]})json");
+  ASSERT_EQ(problems.size(), 3u);
+  EXPECT_EQ(problems[0],
+            "bad.json:3:11: /causes/0/when: bad expression at column 19 of 'requested_bytes > nonsense': "
+            "unknown fact 'nonsense' (see 'oomlens rules facts' for the list) (help: see docs/rules.md, "
+            "'Expressions')");
+  EXPECT_EQ(problems[1],
+            "bad.json:2:49: /causes/0/confidence: 'confidence' must be a number from 0 to 1 (help: e.g. "
+            "\"confidence\": 0.8)");
+  EXPECT_EQ(problems[2],
+            "bad.json:3:52: /causes/0/summary: bad template at column 3: unclosed '{' (write '{{' for a brace) "
+            "(help: parts are {expression} or {expression:format})");
+}
+
+TEST(RuleLoader, SamplesThatDoNotMatchAreErrors) {
+  std::string text = kGoodSignature;
+  text.replace(text.find("\"1.00G\"}"), 7, "\"2.00G\"");
+  auto problems = LoadProblems(text, true);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0],
+            "bad.json:5:15: sample: requested_bytes is '1.00G', expected '2.00G' (help: fix the fact pattern "
+            "or the expectation)");
+}
+
+TEST(RuleLoader, LaterEntriesOverrideById) {
+  RuleSet rules;
+  std::vector<Problem> problems;
+  ASSERT_TRUE(rules.LoadBuiltin(&problems));
+  size_t before = rules.List().size();
+  std::string replacement = kGoodSignature;
+  replacement.replace(replacement.find("\"demo\""), 6, "\"tpu_program_load\"");
+  ASSERT_TRUE(rules.LoadText("mine.json", replacement, &problems));
+  EXPECT_EQ(rules.List().size(), before);
+  bool found = false;
+  for (const auto& e : rules.List()) found = found || (e.id == "tpu_program_load" && e.file == "mine.json");
+  EXPECT_TRUE(found);
+}
+
+TEST(BuiltinRules, EverySamplePasses) {
+  RuleSet rules;
+  std::vector<Problem> problems;
+  EXPECT_TRUE(rules.LoadBuiltin(&problems));
+  EXPECT_TRUE(rules.CheckSamples(&problems));
+  for (const auto& p : problems) ADD_FAILURE() << FormatProblem(p);
+}
+
+TEST(BuiltinRules, SourceTreeRulesAreTheEmbeddedOnes) {
+  RuleSet embedded, source;
+  std::vector<Problem> problems;
+  ASSERT_TRUE(embedded.LoadBuiltin(&problems));
+  ASSERT_TRUE(source.LoadDirectory(std::string(OOMLENS_SOURCE_DIR) + "/rules", &problems));
+  EXPECT_EQ(embedded.List().size(), source.List().size());
+}
+
+}  // namespace
+}  // namespace oomlens

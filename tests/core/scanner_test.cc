@@ -1,0 +1,161 @@
+#include "oomlens/scanner.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "oomlens/render.h"
+
+namespace oomlens {
+namespace {
+
+const char kSeed[] =
+    "XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_embedding_pipeline_step_fn': "
+    "Attempting to reserve 29.49G at the bottom of memory. That was not possible. There are 147.64M free, "
+    "0B reserved, and 147.64M reservable. Scope: unknown..: while running replica 0 and partition 34 of a "
+    "replicated computation (other replicas may have failed as well).";
+
+class ScannerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::vector<Problem> problems;
+    ASSERT_TRUE(rules_.LoadBuiltin(&problems));
+  }
+  Report Scan(const std::string& text, const std::string& chip = "") {
+    ScanOptions options;
+    options.chip = chip;
+    Scanner scanner(rules_, options);
+    scanner.ScanText(text, "t.log");
+    return scanner.Finish();
+  }
+  RuleSet rules_;
+};
+
+int64_t Bytes(const Incident& i, const std::string& name) {
+  auto it = i.facts.find(name);
+  return it == i.facts.end() ? -1 : it->second.integer;
+}
+
+TEST_F(ScannerTest, SeedMessage) {
+  Report r = Scan(kSeed);
+  ASSERT_EQ(r.incidents.size(), 1u);
+  const Incident& i = r.incidents[0];
+  EXPECT_EQ(i.kind, "tpu_program_load");
+  EXPECT_EQ(i.code, "E0101");
+  EXPECT_EQ(i.facts.at("program").text, "jit_embedding_pipeline_step_fn");
+  EXPECT_EQ(Bytes(i, "requested_bytes"), 31664646390);  // 29.49 * 2^30
+  EXPECT_EQ(Bytes(i, "free_bytes"), 154811761);         // 147.64 * 2^20
+  EXPECT_EQ(Bytes(i, "reserved_bytes"), 0);
+  EXPECT_EQ(Bytes(i, "reservable_bytes"), 154811761);
+  EXPECT_EQ(i.replicas, (std::set<int64_t>{0}));
+  EXPECT_EQ(i.partitions, (std::set<int64_t>{34}));
+  EXPECT_EQ(i.diagnosis.best.cause, "oversize");
+  EXPECT_EQ(i.diagnosis.summary,
+            "Program 'jit_embedding_pipeline_step_fn' needs 29.49G but only 147.64M of HBM is free: 29.35G "
+            "short (204.5x what is free).");
+  EXPECT_EQ(i.facts.count("largest_free_bytes"), 0u);  // never printed, so absent
+  EXPECT_EQ(i.diagnosis.docs, (std::vector<std::string>{"https://openxla.org/xla/errors/error_0101"}));
+}
+
+TEST_F(ScannerTest, ManyPartitionsAreOneIncident) {
+  std::string log;
+  for (int p = 0; p < 256; ++p) {
+    std::string msg = kSeed;
+    msg.replace(msg.find("partition 34"), 12, "partition " + std::to_string(p));
+    if (p % 3 == 0) msg = "E1130 12:00:00.123456  1234 tpu.cc:12] " + msg;
+    if (p % 5 == 0) msg.insert(msg.find("29.49G"), "\n");  // wrapped by the logger
+    log += "I1130 12:00:00.000001  1234 train.py:1] step 41000 loss=2.1\n" + msg + "\n";
+  }
+  Report r = Scan(log);
+  ASSERT_EQ(r.incidents.size(), 1u);
+  EXPECT_EQ(r.incidents[0].occurrences, 256u);
+  EXPECT_EQ(FormatIdSet(r.incidents[0].partitions), "0-255 (256)");
+  EXPECT_TRUE(r.incidents[0].outliers.empty());
+}
+
+TEST_F(ScannerTest, DifferentProgramsOrSizesAreDifferentIncidents) {
+  std::string a = kSeed, b = kSeed, c = kSeed;
+  b.replace(b.find("jit_embedding"), 13, "jit_other_fn_");
+  c.replace(c.find("29.49G"), 6, "12.00G");
+  Report r = Scan(a + "\n" + b + "\n" + c + "\n" + a + "\n");
+  ASSERT_EQ(r.incidents.size(), 3u);
+  EXPECT_EQ(r.incidents[0].occurrences, 2u);
+  EXPECT_EQ(r.incidents[0].first.line, 1u);
+  EXPECT_EQ(r.incidents[1].first.line, 2u);
+}
+
+TEST_F(ScannerTest, OutliersRecordDifferingNumbers) {
+  std::string other = kSeed;
+  other.replace(other.find("147.64M free"), 7, "1.20G");
+  other.replace(other.find("partition 34"), 12, "partition 7");
+  Report r = Scan(std::string(kSeed) + "\n" + other + "\n");
+  ASSERT_EQ(r.incidents.size(), 1u);
+  ASSERT_EQ(r.incidents[0].outliers.size(), 1u);
+  EXPECT_EQ(r.incidents[0].outliers[0].who, "replica 0, partition 7");
+  EXPECT_EQ(r.incidents[0].outliers[0].differences[0], "free_bytes 1.20G (first: 147.64M)");
+}
+
+TEST_F(ScannerTest, FragmentationIsToldFromOversize) {
+  Report r = Scan(
+      "RESOURCE_EXHAUSTED: Attempting to reserve 6.48G at the bottom of memory. That was not possible. "
+      "There are 6.78G free, 0B reserved, and 3.33G reservable.");
+  ASSERT_EQ(r.incidents.size(), 1u);
+  EXPECT_EQ(r.incidents[0].diagnosis.best.cause, "fragmentation");
+  EXPECT_NEAR(r.incidents[0].derived.at("fragmentation_ratio").number, (6.78 - 3.33) / 6.78, 1e-3);
+}
+
+TEST_F(ScannerTest, TieIsNotProofOfAnything) {
+  Report r = Scan(
+      "RESOURCE_EXHAUSTED: Error loading program 'p': Attempting to allocate 1.54G. That was not possible. "
+      "There are 1.54G free.");
+  ASSERT_EQ(r.incidents.size(), 1u);
+  EXPECT_EQ(r.incidents[0].diagnosis.best.cause, "unknown");
+}
+
+TEST_F(ScannerTest, ChipGivesCapacityAndSharpensTheSummary) {
+  std::string msg = kSeed;
+  Report r = Scan(msg, "v5e");
+  ASSERT_EQ(r.incidents.size(), 1u);
+  EXPECT_EQ(Bytes(r.incidents[0], "capacity_bytes"), 16LL << 30);
+  EXPECT_EQ(r.incidents[0].diagnosis.summary,
+            "The program needs 29.49G, more than the device's whole memory (16.00G): it can never fit on one "
+            "device.");
+}
+
+TEST_F(ScannerTest, UnreadableInputsAreProblemsNotCrashes) {
+  Scanner scanner(rules_, {});
+  EXPECT_FALSE(scanner.ScanFile("/nonexistent/oomlens.log"));
+  EXPECT_FALSE(scanner.ScanFile("/"));
+  scanner.ScanText(kSeed, "paste");
+  Report r = scanner.Finish();
+  ASSERT_EQ(r.problems.size(), 2u);
+  EXPECT_EQ(FormatProblem(r.problems[0]), "/nonexistent/oomlens.log: No such file or directory (help: check the path)");
+  EXPECT_EQ(FormatProblem(r.problems[1]), "/: is a directory (help: give the log files inside it (e.g. //*.log))");
+  EXPECT_EQ(r.incidents.size(), 1u);  // the other input is still reported
+}
+
+TEST_F(ScannerTest, BinaryJunkAndGiantLinesAreSurvived) {
+  std::string junk;
+  for (int i = 0; i < 100000; ++i) junk += static_cast<char>((i * 7919) % 256);
+  std::string giant(5 * 1024 * 1024, 'x');
+  Report r = Scan(junk + "\n" + giant + kSeed + "\n" + kSeed + "\n");
+  ASSERT_EQ(r.incidents.size(), 1u);  // the message after the giant line is still found
+  EXPECT_EQ(r.incidents[0].occurrences, 1u);
+  bool warned = false;
+  for (const auto& p : r.problems) warned = warned || p.message.find("longer than 4 MiB") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+TEST_F(ScannerTest, JsonIsValidUtf8WhateverTheInput) {
+  std::string msg = kSeed;
+  msg.replace(msg.find("jit_embedding"), 3, "\xff\xfe\xc3");
+  Report r = Scan(msg);
+  std::ostringstream out;
+  RenderJson(r, out);
+  EXPECT_NE(out.str().find("\xef\xbf\xbd"), std::string::npos);  // U+FFFD replaces the bad bytes
+  EXPECT_EQ(out.str().find("\xff"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace oomlens

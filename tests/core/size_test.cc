@@ -1,0 +1,70 @@
+#include "oomlens/size.h"
+
+#include <gtest/gtest.h>
+
+namespace oomlens {
+namespace {
+
+struct SizeCase {
+  const char* text;
+  int64_t bytes;
+  double tolerance;
+};
+
+const SizeCase kSizes[] = {
+    {"147.64M", 154811761, 0.005 * (1 << 20)},
+    {"29.49G", 31664646390, 0.005 * (1LL << 30)},
+    {"0B", 0, 0},
+    {"4.0K", 4096, 0.05 * 1024},
+    {"-2.55G", -2738041651, 0.005 * (1LL << 30)},
+    {"3.47E", 4000637620985759232, 0.005 * 1152921504606846976.0},
+    {"256.00MiB (268435456B)", 268435456, 0},
+    {"2.00GiB (rounded to 2147483648)", 2147483648, 0},
+    {"20.00 MiB", 20971520, 0.005 * (1 << 20)},
+    {"15.78 GiB", 16943645983, 0.005 * (1LL << 30)},
+    {"6,532,939,776 bytes", 6532939776, 0},
+    {"4770354232 bytes", 4770354232, 0},
+    {"3.95G (   4,237,689,856 bytes)", 4237689856, 0},
+    {"-2.55G (  -2,735,391,744 bytes)", -2735391744, 0},
+    {"32.00MiB (33554432B)", 33554432, 0},
+    {"1024 kB", 1048576, 512},  // the kernel rounds to whole kB
+    {"12345", 12345, 0},
+};
+
+TEST(ParseSize, Table) {
+  for (const auto& c : kSizes) {
+    std::string error;
+    auto size = ParseSize(c.text, &error);
+    ASSERT_TRUE(size.has_value()) << c.text << ": " << error;
+    EXPECT_EQ(size->bytes, c.bytes) << c.text;
+    EXPECT_NEAR(size->tolerance, c.tolerance, 1.0) << c.text;
+  }
+}
+
+TEST(ParseSize, RejectsWhatIsNotASize) {
+  const char* bad[] = {"", "G", "abc", "1.5 parsecs", "nan", "inf", "--5G"};
+  for (const char* text : bad) {
+    std::string error;
+    EXPECT_FALSE(ParseSize(text, &error).has_value()) << text;
+    EXPECT_FALSE(error.empty()) << text;
+  }
+}
+
+TEST(ParseSize, RejectsOverflowWithAClearError) {
+  std::string error;
+  EXPECT_FALSE(ParseSize("9999999999999999999999G", &error).has_value());
+  EXPECT_EQ(error, "'9999999999999999999999G' is too large to be a byte count");
+  EXPECT_FALSE(ParseSize("99999999999999999999999999 bytes", &error).has_value());
+}
+
+TEST(FormatSize, MatchesXlaStyle) {
+  EXPECT_EQ(FormatSize(0), "0B");
+  EXPECT_EQ(FormatSize(1023), "1023B");
+  EXPECT_EQ(FormatSize(154811761), "147.64M");
+  EXPECT_EQ(FormatSize(31664646390), "29.49G");
+  EXPECT_EQ(FormatSize(-2738041651), "-2.55G");
+  EXPECT_EQ(FormatSize(1073741823), "1.00G");  // never "1024.00M"
+}
+
+}  // namespace
+}  // namespace oomlens
