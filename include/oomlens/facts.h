@@ -51,7 +51,16 @@ using Facts = std::map<std::string, FactValue>;
 
 /// Reads text as the fact name says. Returns false and sets *error when the
 /// text is not a valid value of that fact (e.g. "9999999999999999999999G").
-bool MakeFact(const FactInfo& info, std::string_view text, FactValue* value, std::string* error);
+/// decimal_units reads "268.96MB" as 268.96e6 bytes (Pallas estimates) instead of binary.
+bool MakeFact(const FactInfo& info, std::string_view text, FactValue* value, std::string* error,
+              bool decimal_units = false);
+
+/// The fields an allocation of a listing may have (size_bytes, shape, operator ...),
+/// sorted by name. Typed like facts.
+const std::vector<FactInfo>& AllocationFields();
+
+/// Returns the allocation field named name, or nullptr.
+const FactInfo* FindAllocationField(std::string_view name);
 
 }  // namespace oomlens
 

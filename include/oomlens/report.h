@@ -18,6 +18,12 @@ struct Location {
   uint64_t line = 0;
 };
 
+/// One entry of an allocation listing (largest program allocations, peak buffers,
+/// allocation dumps). Fields are typed by AllocationFields(): size_bytes, shape ...
+struct Allocation {
+  Facts fields;
+};
+
 /// One OOM message, as recognised on one or more lines.
 struct Event {
   std::string signature;  ///< id of the signature that recognised it
@@ -29,6 +35,7 @@ struct Event {
   Location where;
   int input_index = 0;
   std::vector<std::string> excerpt;  ///< the message's lines as printed
+  std::vector<Allocation> allocations;
 };
 
 /// A cause rule that matched an incident.
@@ -68,6 +75,7 @@ struct Incident {
   std::vector<Outlier> outliers;
   Diagnosis diagnosis;
   std::vector<std::string> excerpt;
+  std::vector<Allocation> allocations;  ///< of the first occurrence that listed any
 };
 
 /// Something the user should know about: a skipped line, an unreadable file.

@@ -26,7 +26,8 @@ struct Size {
 
 /// Parses a printed size. Returns nullopt and sets *error (what is wrong) when
 /// the text is not a size or does not fit in int64 bytes.
-std::optional<Size> ParseSize(std::string_view text, std::string* error);
+/// With decimal_units, K/M/G... mean powers of 1000 (for tools that print SI sizes).
+std::optional<Size> ParseSize(std::string_view text, std::string* error, bool decimal_units = false);
 
 /// Formats bytes the way XLA does: "147.64M", "29.49G", "0B", "-2.55G".
 std::string FormatSize(int64_t bytes);

@@ -50,6 +50,62 @@ FactValue RatioFact(double ratio) {
   return v;
 }
 
+FactValue TextFact(const std::string& text) {
+  FactValue v;
+  v.type = FactType::kText;
+  v.text = text;
+  return v;
+}
+
+// a / b as a ratio fact, when both are present and b is not zero.
+void Ratio(const Facts& facts, const char* a, const char* b, const char* name, Facts* derived) {
+  const FactValue* x = Find(facts, a);
+  const FactValue* y = Find(facts, b);
+  if (x && y && y->integer != 0) (*derived)[name] = RatioFact(x->number / y->number);
+}
+
+// Summaries of an allocation listing: the largest entry and the padding waste.
+void DeriveFromAllocations(const std::vector<Allocation>& allocations, const Facts& facts, Facts* derived) {
+  if (allocations.empty()) return;
+  FactValue count;
+  count.type = FactType::kCount;
+  count.integer = static_cast<int64_t>(allocations.size());
+  count.number = static_cast<double>(count.integer);
+  count.text = std::to_string(count.integer);
+  (*derived)["allocation_count"] = count;
+  const Allocation* largest = nullptr;
+  double padding = 0, padding_tolerance = 0, largest_padding = -1, expansion = 0;
+  for (const auto& a : allocations) {
+    const FactValue* size = Find(a.fields, "size_bytes");
+    if (size && (!largest || size->integer > Find(largest->fields, "size_bytes")->integer)) largest = &a;
+    if (const FactValue* p = Find(a.fields, "padding_bytes")) {
+      padding += p->number;
+      padding_tolerance += p->tolerance;
+      largest_padding = std::max(largest_padding, p->number);
+    }
+    if (const FactValue* e = Find(a.fields, "expansion")) expansion = std::max(expansion, e->number);
+  }
+  if (largest_padding >= 0) {
+    (*derived)["padding_total_bytes"] = SizeFact(padding, padding_tolerance);
+    (*derived)["largest_padding_bytes"] = SizeFact(largest_padding, 0);
+  }
+  if (expansion > 0) (*derived)["max_expansion"] = RatioFact(expansion);
+  if (!largest) return;
+  const FactValue& size = *Find(largest->fields, "size_bytes");
+  (*derived)["largest_allocation_bytes"] = size;
+  const FactValue* limit = Find(facts, "limit_bytes");
+  if (limit && limit->integer > 0) (*derived)["largest_allocation_ratio"] = RatioFact(size.number / limit->number);
+  const std::pair<const char*, const char*> kText[] = {{"shape", "largest_allocation_shape"},
+                                                        {"operator", "largest_allocation_operator"},
+                                                        {"label", "largest_allocation_label"}};
+  for (const auto& [field, name] : kText) {
+    if (const FactValue* v = Find(largest->fields, field)) (*derived)[name] = TextFact(v->text);
+  }
+  const FactValue* file = Find(largest->fields, "source_file");
+  const FactValue* line = Find(largest->fields, "source_line");
+  if (file) (*derived)["largest_allocation_source"] = TextFact(file->text + (line ? ":" + line->text : ""));
+}
+
 }  // namespace
 
 std::optional<int64_t> ChipCapacity(const std::string& chip) {
@@ -98,6 +154,12 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
     double ratio = std::max(0.0, (free->number - largest->number) / free->number);
     derived["fragmentation_ratio"] = RatioFact(ratio);
   }
+  Ratio(facts, "exceeded_by_bytes", "used_bytes", "overflow_ratio", &derived);
+  Ratio(facts, "used_bytes", "limit_bytes", "usage_to_limit_ratio", &derived);
+  Ratio(facts, "arguments_bytes", "limit_bytes", "arguments_ratio", &derived);
+  Ratio(facts, "hlo_temp_bytes", Find(facts, "used_bytes") ? "used_bytes" : "total_usage_bytes", "hlo_temp_ratio",
+        &derived);
+  DeriveFromAllocations(incident->allocations, facts, &derived);
 }
 
 }  // namespace oomlens

@@ -32,6 +32,17 @@ std::vector<FactInfo> BuildRegistry() {
       {"arguments_bytes", T::kSize, false, "program arguments held in memory"},
       {"output_bytes", T::kSize, false, "program outputs held in memory"},
       {"hlo_temp_bytes", T::kSize, false, "temporaries of the program (activations)"},
+      {"hlo_temp_utilization_percent", T::kRatio, false, "HLO temp utilization printed by the compiler"},
+      {"unpadded_bytes", T::kSize, false, "HLO temp before layout padding"},
+      {"padded_bytes", T::kSize, false, "HLO temp after layout padding"},
+      {"global_bytes", T::kSize, false, "global memory of the program"},
+      {"scoped_bytes", T::kSize, false, "scoped memory of the program (VMEM/SMEM scratch)"},
+      {"output_shared_bytes", T::kSize, false, "output bytes shared with arguments"},
+      {"tensorcore_usage_bytes", T::kSize, false, "TensorCore HBM usage (SparseCore report)"},
+      {"sparsecore_usage_bytes", T::kSize, false, "SparseCore HBM usage (embeddings)"},
+      {"early_abort", T::kText, false, "set when the compiler aborted early, before a full report"},
+      {"shape", T::kText, false, "shape of the allocation that failed"},
+      {"label", T::kText, false, "tag, label or instruction of the allocation that failed"},
       // Who printed the event.
       {"replica", T::kIdentity, false, "replica index"},
       {"partition", T::kIdentity, false, "partition index"},
@@ -45,31 +56,74 @@ std::vector<FactInfo> BuildRegistry() {
       {"request_to_free_ratio", T::kRatio, true, "requested / free"},
       {"request_to_capacity_ratio", T::kRatio, true, "requested / capacity"},
       {"fragmentation_ratio", T::kRatio, true, "(free - largest contiguous) / free"},
+      {"overflow_ratio", T::kRatio, true, "exceeded_by / used: the share of usage to cut"},
+      {"usage_to_limit_ratio", T::kRatio, true, "used / limit"},
+      {"arguments_ratio", T::kRatio, true, "arguments / limit"},
+      {"hlo_temp_ratio", T::kRatio, true, "HLO temp / used (or / total usage)"},
+      {"allocation_count", T::kCount, true, "allocations listed"},
+      {"largest_allocation_bytes", T::kSize, true, "the largest listed allocation"},
+      {"largest_allocation_ratio", T::kRatio, true, "largest allocation / limit"},
+      {"largest_allocation_shape", T::kText, true, "its shape"},
+      {"largest_allocation_operator", T::kText, true, "its operator (op_name)"},
+      {"largest_allocation_source", T::kText, true, "its source file:line"},
+      {"largest_allocation_label", T::kText, true, "its XLA label"},
+      {"padding_total_bytes", T::kSize, true, "extra memory due to padding, summed over the listing"},
+      {"largest_padding_bytes", T::kSize, true, "the largest padding of one allocation"},
+      {"max_expansion", T::kRatio, true, "the worst padding expansion factor"},
   };
   std::sort(r.begin(), r.end(), [](const FactInfo& a, const FactInfo& b) { return a.name < b.name; });
   return r;
 }
 
+std::vector<FactInfo> BuildAllocationFields() {
+  using T = FactType;
+  std::vector<FactInfo> r = {
+      {"rank", T::kCount, false, "position in the listing (1 = largest)"},
+      {"size_bytes", T::kSize, false, "size of the allocation"},
+      {"unpadded_bytes", T::kSize, false, "size before layout padding"},
+      {"padding_bytes", T::kSize, false, "extra memory due to padding"},
+      {"expansion", T::kRatio, false, "padded / unpadded"},
+      {"shape", T::kText, false, "shape and layout"},
+      {"operator", T::kText, false, "op_name of the operator"},
+      {"op_type", T::kText, false, "op_type of the operator"},
+      {"source_file", T::kText, false, "source file of the operator"},
+      {"source_line", T::kCount, false, "source line of the operator"},
+      {"label", T::kText, false, "XLA label (instruction)"},
+      {"type", T::kText, false, "allocation type: HLO temp, parameter, output ..."},
+  };
+  std::sort(r.begin(), r.end(), [](const FactInfo& a, const FactInfo& b) { return a.name < b.name; });
+  return r;
+}
+
+const FactInfo* FindIn(const std::vector<FactInfo>& r, std::string_view name) {
+  auto it = std::lower_bound(r.begin(), r.end(), name,
+                             [](const FactInfo& f, std::string_view n) { return f.name < n; });
+  return it != r.end() && it->name == name ? &*it : nullptr;
+}
+
 }  // namespace
+
+const std::vector<FactInfo>& AllocationFields() {
+  static const std::vector<FactInfo> fields = BuildAllocationFields();
+  return fields;
+}
+
+const FactInfo* FindAllocationField(std::string_view name) { return FindIn(AllocationFields(), name); }
 
 const std::vector<FactInfo>& FactRegistry() {
   static const std::vector<FactInfo> registry = BuildRegistry();
   return registry;
 }
 
-const FactInfo* FindFact(std::string_view name) {
-  const auto& r = FactRegistry();
-  auto it = std::lower_bound(r.begin(), r.end(), name,
-                             [](const FactInfo& f, std::string_view n) { return f.name < n; });
-  return it != r.end() && it->name == name ? &*it : nullptr;
-}
+const FactInfo* FindFact(std::string_view name) { return FindIn(FactRegistry(), name); }
 
-bool MakeFact(const FactInfo& info, std::string_view text, FactValue* value, std::string* error) {
+bool MakeFact(const FactInfo& info, std::string_view text, FactValue* value, std::string* error,
+              bool decimal_units) {
   value->type = info.type;
   value->text = std::string(text);
   switch (info.type) {
     case FactType::kSize: {
-      auto size = ParseSize(text, error);
+      auto size = ParseSize(text, error, decimal_units);
       if (!size) return false;
       value->integer = size->bytes;
       value->number = static_cast<double>(size->bytes);

@@ -95,6 +95,7 @@ void IncidentGrouper::Add(Event&& event) {
     incident.first_input_index = event.input_index;
     incident.facts = std::move(event.facts);
     incident.excerpt = std::move(event.excerpt);
+    incident.allocations = std::move(event.allocations);
     AddIdentity(event, &incident);
     index_[key] = incidents_.size();
     incidents_.push_back(std::move(incident));
@@ -103,6 +104,7 @@ void IncidentGrouper::Add(Event&& event) {
   Incident& incident = incidents_[it->second];
   ++incident.occurrences;
   AddIdentity(event, &incident);
+  if (incident.allocations.empty()) incident.allocations = std::move(event.allocations);
   Merge(event, &incident);
 }
 

@@ -23,7 +23,7 @@ constexpr PrefixPattern kPrefixes[] = {
     // dmesg: "[12345.678901] "
     {R"(\[\s*(\d+\.\d+)\]\s?)", Field::kTimestamp},
     // TensorFlow after a timestamp: "E tensorflow/compiler/xla/util.cc:88] "
-    {R"(([IWEF]) [^\s\]]+:\d+\]\s?)", Field::kLevel},
+    {R"(([IWEF])\s+(?:\d+\s+)?[^\s\]]+:\d+\]\s?)", Field::kLevel},
     // Python logging: "- name - ERROR - ", "ERROR:root:", vLLM "INFO 03-21 20:15:44 [file.py:33] "
     {R"(-?\s*[\w.]+ - (DEBUG|INFO|WARNING|ERROR|CRITICAL) - )", Field::kLevel},
     {R"((DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:)", Field::kLevel},

@@ -2,6 +2,9 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/signature_patterns.h"
 
 namespace oomlens {
@@ -11,9 +14,27 @@ constexpr size_t kMaxMessageBytes = 64 * 1024;  // joined text of one message
 constexpr size_t kMaxExcerptLine = 2000;        // bytes kept of each excerpt line
 constexpr size_t kMaxOpenStreams = 4096;
 
+// Keeps the first value of a fact, unless a later one is the same value printed
+// more precisely ("3.95G" then "(4,237,689,856 bytes)").
+void Keep(const std::string& name, FactValue value, Facts* facts) {
+  auto it = facts->find(name);
+  if (it == facts->end()) {
+    (*facts)[name] = std::move(value);
+    return;
+  }
+  FactValue& old = it->second;
+  bool numeric = value.type == FactType::kSize || value.type == FactType::kCount;
+  bool consistent = numeric && std::fabs(static_cast<double>(value.integer - old.integer)) <=
+                                   value.tolerance + old.tolerance + 0.5;
+  if (consistent && value.tolerance < old.tolerance) old = std::move(value);
+}
+
+std::string Where(const Location& where) { return where.input + ":" + std::to_string(where.line); }
+
 // Records one captured value on the event: identities in their fields, facts
-// in the map (a more precise value of the same fact wins over a rounded one).
-void Record(const FactInfo& info, std::string_view text, Event* event, std::vector<Problem>* problems) {
+// in the map.
+void Record(const FactGroup& group, std::string_view text, Event* event, std::vector<Problem>* problems) {
+  const FactInfo& info = *group.info;
   if (info.type == FactType::kIdentity) {
     std::string value(text);
     if (info.name == "replica") event->replica = value;
@@ -25,17 +46,42 @@ void Record(const FactInfo& info, std::string_view text, Event* event, std::vect
   }
   FactValue value;
   std::string error;
-  if (!MakeFact(info, text, &value, &error)) {
-    problems->push_back(Problem{Problem::Severity::kWarning,
-                                event->where.input + ":" + std::to_string(event->where.line),
-                                "ignored " + info.name + ": " + error,
-                                "the rest of the message was read"});
+  if (!MakeFact(info, text, &value, &error, group.decimal)) {
+    problems->push_back(Problem{Problem::Severity::kWarning, Where(event->where),
+                                "ignored " + info.name + ": " + error, "the rest of the message was read"});
     return;
   }
-  auto it = event->facts.find(info.name);
-  if (it == event->facts.end() || value.tolerance < it->second.tolerance) {
-    event->facts[info.name] = std::move(value);
+  Keep(info.name, std::move(value), &event->facts);
+}
+
+// Reads the entries of a listing (e.g. "Largest program allocations") from the
+// message lines: an entry starts at a line matching items.start; every line of
+// it is matched by each field pattern.
+std::vector<Allocation> ReadItems(const ItemSpec& items, const std::vector<std::string>& lines,
+                                  const Location& where, std::vector<Problem>* problems) {
+  std::vector<Allocation> out;
+  bool open = false;
+  for (const auto& line : lines) {
+    if (Contains(*items.start, line)) {
+      if (static_cast<int>(out.size()) >= items.max_items) break;
+      out.emplace_back();
+      open = true;
+    }
+    if (!open) continue;
+    for (const auto& pattern : items.fields) {
+      MatchFacts(pattern, line, [&](const FactGroup& group, std::string_view text) {
+        FactValue value;
+        std::string error;
+        if (MakeFact(*group.info, text, &value, &error, group.decimal)) {
+          out.back().fields.emplace(group.info->name, std::move(value));
+        } else {
+          problems->push_back(Problem{Problem::Severity::kWarning, Where(where),
+                                      "ignored allocation " + group.info->name + ": " + error, ""});
+        }
+      });
+    }
   }
+  return out;
 }
 
 }  // namespace
@@ -77,6 +123,7 @@ void Recognizer::OpenMessage(const Signature* sig, const CleanLine& line, uint64
   open.where = Location{input_, number};
   open.context = line.context;
   open.text = std::string(line.message.substr(0, kMaxMessageBytes));
+  open.messages.emplace_back(line.message.substr(0, kMaxExcerptLine));
   open.excerpt.emplace_back(line.display.substr(0, kMaxExcerptLine));
   open.lines = 1;
   UpdateState(&open);
@@ -94,7 +141,11 @@ Recognizer::Step Recognizer::Continue(Open* open, const CleanLine& line) {
   if (!open->complete) {
     if (blank) return Step::kClosed;
     if (const Signature* other = FindStart(line.message)) {
-      if (open->has_required) return Step::kClosed;
+      // A start of another message closes this one, unless it is the rest of
+      // this message: the same signature, and joining it completes the message.
+      bool completes = other == &sig && sig.complete &&
+                       Contains(*sig.complete, open->text + " " + std::string(line.message));
+      if (open->has_required && !completes) return Step::kClosed;
       if (other != &sig && other->priority >= sig.priority) return Step::kClosed;
     } else if (open->wrapped >= sig.max_wrap) {
       return Step::kClosed;
@@ -118,6 +169,7 @@ void Recognizer::Join(Open* open, const CleanLine& line) {
   open->text += ' ';
   open->text.append(line.message.substr(0, kMaxMessageBytes - std::min(kMaxMessageBytes, open->text.size())));
   open->excerpt.emplace_back(line.display.substr(0, kMaxExcerptLine));
+  open->messages.emplace_back(line.message.substr(0, kMaxExcerptLine));
   ++open->lines;
   open->blank_run = 0;
   if (!open->complete) UpdateState(open);
@@ -127,8 +179,8 @@ void Recognizer::UpdateState(Open* open) const {
   const Signature& sig = *open->sig;
   std::vector<bool> found(sig.require.size(), false);
   for (const auto& pattern : sig.facts) {
-    MatchFacts(pattern, open->text, [&](const FactInfo& info, std::string_view) {
-      for (size_t i = 0; i < sig.require.size(); ++i) found[i] = found[i] || sig.require[i] == info.name;
+    MatchFacts(pattern, open->text, [&](const FactGroup& group, std::string_view) {
+      for (size_t i = 0; i < sig.require.size(); ++i) found[i] = found[i] || sig.require[i] == group.info->name;
     });
   }
   open->has_required = std::find(found.begin(), found.end(), false) == found.end();
@@ -148,7 +200,7 @@ void Recognizer::Close(Open&& open) {
   event.rank = open.context.rank;
   for (const auto& pattern : sig.facts) {
     MatchFacts(pattern, open.text,
-               [&](const FactInfo& info, std::string_view text) { Record(info, text, &event, problems_); });
+               [&](const FactGroup& group, std::string_view text) { Record(group, text, &event, problems_); });
   }
   for (const auto& name : sig.require) {
     if (event.facts.count(name)) continue;
@@ -158,6 +210,7 @@ void Recognizer::Close(Open&& open) {
         "if this is a real OOM message, add its wording to a signature (see docs/rules.md)"});
     return;
   }
+  if (sig.items) event.allocations = ReadItems(*sig.items, open.messages, open.where, problems_);
   event.excerpt = std::move(open.excerpt);
   sink_(std::move(event));
 }

@@ -41,7 +41,8 @@ class Recognizer {
  private:
   struct Open {
     const Signature* sig = nullptr;
-    std::string text;
+    std::string text;                   // message lines joined by spaces
+    std::vector<std::string> messages;  // the message lines, for item listings
     std::vector<std::string> excerpt;
     Location where;
     LineContext context;

@@ -53,7 +53,9 @@ ojson IncidentJson(const Incident& i) {
   j["facts"] = FactsJson(i.facts);
   j["printed"] = printed;
   j["derived"] = FactsJson(i.derived);
-  j["allocations"] = ojson::array();
+  ojson allocations = ojson::array();
+  for (const auto& a : i.allocations) allocations.push_back(FactsJson(a.fields));
+  j["allocations"] = allocations;
   j["cause"] = d.best.cause;
   j["confidence"] = d.best.confidence;
   j["summary"] = d.summary;

@@ -104,6 +104,54 @@ std::string Verdict(const Report& report) {
   return "oomlens: " + std::to_string(n) + " OOM incident" + (n == 1 ? "" : "s") + read;
 }
 
+const FactValue* Field(const Allocation& a, const char* name) {
+  auto it = a.fields.find(name);
+  return it == a.fields.end() ? nullptr : &it->second;
+}
+
+// One line per allocation: size, share of the limit, shape, operator, padding, type.
+std::string AllocationLine(const Allocation& a, const Facts& facts) {
+  std::vector<std::string> parts;
+  const FactValue* size = Field(a, "size_bytes");
+  if (size) parts.push_back(FormatSize(size->integer));
+  auto limit = facts.find("limit_bytes");
+  if (size && limit != facts.end() && limit->second.integer > 0) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.0f%% of limit", 100.0 * size->number / limit->second.number);
+    parts.push_back(pct);
+  }
+  for (const char* name : {"shape", "op_type", "operator"}) {
+    if (const FactValue* v = Field(a, name)) parts.push_back(v->text.size() > 80 ? v->text.substr(0, 77) + "..." : v->text);
+  }
+  if (const FactValue* file = Field(a, "source_file")) {
+    const FactValue* line = Field(a, "source_line");
+    parts.push_back(file->text + (line ? ":" + line->text : ""));
+  }
+  if (const FactValue* pad = Field(a, "padding_bytes")) {
+    const FactValue* x = Field(a, "expansion");
+    parts.push_back("padding " + FormatSize(pad->integer) + (x ? " (" + x->text + "x)" : ""));
+  }
+  if (const FactValue* type = Field(a, "type")) parts.push_back(type->text);
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "  ") + p;
+  return Printable(out);
+}
+
+void RenderAllocations(const Incident& i, const Style& style, std::ostream& out) {
+  if (i.allocations.empty()) return;
+  const size_t kShown = 5;
+  std::string head = "allocations (" + std::to_string(i.allocations.size()) + " listed";
+  auto padding = i.derived.find("padding_total_bytes");
+  if (padding != i.derived.end()) head += ", padding " + FormatSize(padding->second.integer) + " in total";
+  out << "    " << style.Dim(head + ")") << "\n";
+  for (size_t k = 0; k < i.allocations.size() && k < kShown; ++k) {
+    const FactValue* rank = Field(i.allocations[k], "rank");
+    out << "      " << (rank ? rank->text : std::to_string(k + 1)) << ". "
+        << AllocationLine(i.allocations[k], i.facts) << "\n";
+  }
+  if (i.allocations.size() > kShown) out << "      ... " << i.allocations.size() - kShown << " more (see --format json)\n";
+}
+
 void RenderIncident(const Incident& i, size_t number, const Style& style, const TextOptions& options,
                     std::ostream& out) {
   const Diagnosis& d = i.diagnosis;
@@ -124,6 +172,7 @@ void RenderIncident(const Incident& i, size_t number, const Style& style, const 
     out << "    " << style.Dim("evidence") << "\n";
     for (const auto& e : d.evidence) out << "      - " << Printable(e) << "\n";
   }
+  RenderAllocations(i, style, out);
   if (!d.advice.empty()) {
     out << "    " << style.Dim("advice") << "\n";
     for (size_t k = 0; k < d.advice.size(); ++k) {

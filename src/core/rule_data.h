@@ -19,10 +19,25 @@ class RE2;
 
 namespace oomlens {
 
+/// A named group of a pattern and the fact (or allocation field) it writes.
+/// A group named "<fact>__decimal" reads sizes in SI units (MB = 10^6 bytes).
+struct FactGroup {
+  int index = 0;
+  const FactInfo* info = nullptr;
+  bool decimal = false;
+};
+
 /// A regex whose named groups write facts.
 struct FactPattern {
   std::shared_ptr<re2::RE2> re;
-  std::vector<std::pair<int, const FactInfo*>> groups;  // group index -> fact
+  std::vector<FactGroup> groups;
+};
+
+/// How the entries of a listing inside a message are read, line by line.
+struct ItemSpec {
+  std::shared_ptr<re2::RE2> start;  // a line that opens an entry (may capture fields)
+  std::vector<FactPattern> fields;  // every line of an entry is matched by each
+  int max_items = 10000;
 };
 
 /// A sample carried by a signature or a rule, with where it was written.
@@ -41,6 +56,7 @@ struct Signature {
   std::shared_ptr<re2::RE2> follow;          // lines that may follow a complete message
   std::vector<FactPattern> facts;
   std::vector<std::string> require;          // facts without which there is no event
+  std::shared_ptr<ItemSpec> items;           // an allocation listing, may be null
   int max_wrap = 4;                          // lines joined before completion
   int max_lines = 40;                        // lines in one message at most
   std::vector<Sample> samples;

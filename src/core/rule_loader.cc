@@ -24,7 +24,8 @@ using json = nlohmann::json;
 const std::set<std::string> kTopKeys = {"$schema", "version", "description", "signatures", "causes"};
 const std::set<std::string> kSignatureKeys = {
     "id", "kind", "code", "title", "description", "priority", "literals", "start",
-    "complete", "follow", "facts", "require", "max_wrap", "max_lines", "samples"};
+    "complete", "follow", "facts", "require", "max_wrap", "max_lines", "samples", "items"};
+const std::set<std::string> kItemKeys = {"start", "fields", "max_items"};
 const std::set<std::string> kCauseKeys = {"id", "cause", "kinds", "when", "confidence", "fallback",
                                           "summary", "evidence", "advice", "docs", "samples",
                                           "description"};
@@ -62,6 +63,9 @@ class DocLoader {
              std::vector<TemplateLine>* out);
   void Samples(const json& obj, const std::string& ptr, std::vector<Sample>* out);
   bool LoadSignature(const json& j, const std::string& ptr, Signature* sig);
+  bool FactPatterns(const json& obj, const std::string& key, const std::string& ptr, bool fields,
+                    std::vector<FactPattern>* out);
+  std::shared_ptr<ItemSpec> Items(const json& obj, const std::string& ptr);
   bool LoadCause(const json& j, const std::string& ptr, CauseRule* rule);
 
   std::string name_;
@@ -221,38 +225,84 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
   sig->start = Regex(j, "start", ptr, true);
   sig->complete = Regex(j, "complete", ptr, false);
   sig->follow = Regex(j, "follow", ptr, false);
-  std::vector<std::string> facts;
-  if (!StringList(j, "facts", ptr, &facts)) facts.clear();
-  for (size_t i = 0; i < facts.size(); ++i) {
-    std::string p = ptr + "/facts/" + std::to_string(i);
-    std::string error;
-    FactPattern pattern;
-    pattern.re = CompilePattern(facts[i], &error);
-    if (!pattern.re) {
-      Error(p, "invalid regex: " + error, PatternHelp());
-      continue;
-    }
-    for (const auto& [group, index] : pattern.re->NamedCapturingGroups()) {
-      const FactInfo* info = FindFact(group);
-      if (!info || info->derived) {
-        Error(p, "group '" + group + "' is not a fact oomlens reads",
-              "name groups after facts listed by 'oomlens rules facts'");
-        continue;
-      }
-      pattern.groups.emplace_back(index, info);
-    }
-    if (pattern.groups.empty()) Error(p, "pattern captures no fact", "add (?P<fact_name>...)");
-    sig->facts.push_back(std::move(pattern));
-  }
+  FactPatterns(j, "facts", ptr, false, &sig->facts);
+  sig->items = Items(j, ptr);
   for (const auto& name : sig->require) {
     bool captured = false;
     for (const auto& f : sig->facts)
-      for (const auto& g : f.groups) captured = captured || g.second->name == name;
+      for (const auto& g : f.groups) captured = captured || g.info->name == name;
     if (!captured) Error(ptr + "/require", "required fact '" + name + "' is captured by no pattern",
                          "add a pattern with (?P<" + name + ">...) to 'facts'");
   }
   Samples(j, ptr, &sig->samples);
   return problems_->size() == before;
+}
+
+// Compiles a list of patterns whose named groups are facts (or, with fields,
+// allocation fields). A group "<name>__decimal" reads SI sizes.
+bool DocLoader::FactPatterns(const json& obj, const std::string& key, const std::string& ptr,
+                             bool fields, std::vector<FactPattern>* out) {
+  std::vector<std::string> sources;
+  if (!StringList(obj, key, ptr, &sources)) return false;
+  const std::string what = fields ? "an allocation field" : "a fact oomlens reads";
+  const std::string help = fields ? "name groups after allocation fields (size_bytes, shape, operator, ...)"
+                                  : "name groups after facts listed by 'oomlens rules facts'";
+  for (size_t i = 0; i < sources.size(); ++i) {
+    std::string p = ptr + "/" + key + "/" + std::to_string(i);
+    std::string error;
+    FactPattern pattern;
+    pattern.re = CompilePattern(sources[i], &error);
+    if (!pattern.re) {
+      Error(p, "invalid regex: " + error, PatternHelp());
+      continue;
+    }
+    for (const auto& [group, index] : pattern.re->NamedCapturingGroups()) {
+      std::string name = group;
+      bool decimal = false;
+      const std::string kDecimal = "__decimal";
+      if (name.size() > kDecimal.size() && name.compare(name.size() - kDecimal.size(), kDecimal.size(), kDecimal) == 0) {
+        name.resize(name.size() - kDecimal.size());
+        decimal = true;
+      }
+      const FactInfo* info = fields ? FindAllocationField(name) : FindFact(name);
+      if (!info || info->derived) {
+        Error(p, "group '" + group + "' is not " + what, help);
+        continue;
+      }
+      pattern.groups.push_back(FactGroup{index, info, decimal});
+    }
+    if (pattern.groups.empty() && !fields) Error(p, "pattern captures no fact", "add (?P<fact_name>...)");
+    out->push_back(std::move(pattern));
+  }
+  return true;
+}
+
+std::shared_ptr<ItemSpec> DocLoader::Items(const json& obj, const std::string& ptr) {
+  auto it = obj.find("items");
+  if (it == obj.end()) return nullptr;
+  std::string p = ptr + "/items";
+  if (!CheckKeys(*it, kItemKeys, p)) return nullptr;
+  auto items = std::make_shared<ItemSpec>();
+  items->start = Regex(*it, "start", p, true);
+  if (items->start) {  // the start line's own groups are fields of the new entry
+    FactPattern self;
+    self.re = items->start;
+    for (const auto& [group, index] : items->start->NamedCapturingGroups()) {
+      const FactInfo* info = FindAllocationField(group);
+      if (!info) {
+        Error(p + "/start", "group '" + group + "' is not an allocation field",
+              "name groups after allocation fields (size_bytes, shape, operator ...)");
+        continue;
+      }
+      self.groups.push_back(FactGroup{index, info, false});
+    }
+    if (!self.groups.empty()) items->fields.push_back(std::move(self));
+  }
+  FactPatterns(*it, "fields", p, true, &items->fields);
+  auto max = it->find("max_items");
+  if (max != it->end() && max->is_number_integer() && max->get<int64_t>() > 0)
+    items->max_items = static_cast<int>(std::min<int64_t>(max->get<int64_t>(), 100000));
+  return items;
 }
 
 bool DocLoader::LoadCause(const json& j, const std::string& ptr, CauseRule* rule) {

@@ -59,14 +59,14 @@ bool Contains(const re2::RE2& re, std::string_view text) {
 }
 
 void MatchFacts(const FactPattern& pattern, std::string_view text,
-                const std::function<void(const FactInfo&, std::string_view)>& found) {
+                const std::function<void(const FactGroup&, std::string_view)>& found) {
   const RE2& re = *pattern.re;
   int groups = re.NumberOfCapturingGroups() + 1;
   std::vector<re2::StringPiece> sub(static_cast<size_t>(groups));
   if (!re.Match(re2::StringPiece(text), 0, text.size(), RE2::UNANCHORED, sub.data(), groups)) return;
-  for (const auto& [index, info] : pattern.groups) {
-    const re2::StringPiece& s = sub[static_cast<size_t>(index)];
-    if (s.data() != nullptr) found(*info, std::string_view(s.data(), s.size()));
+  for (const auto& group : pattern.groups) {
+    const re2::StringPiece& s = sub[static_cast<size_t>(group.index)];
+    if (s.data() != nullptr) found(group, std::string_view(s.data(), s.size()));
   }
 }
 

@@ -28,9 +28,11 @@ std::string PatternHelp();
 /// True when re matches somewhere in text.
 bool Contains(const re2::RE2& re, std::string_view text);
 
-/// Calls found(fact, text) for each named group of pattern that matched in text.
+struct FactGroup;
+
+/// Calls found(group, text) for each named group of pattern that matched in text.
 void MatchFacts(const FactPattern& pattern, std::string_view text,
-                const std::function<void(const FactInfo&, std::string_view)>& found);
+                const std::function<void(const FactGroup&, std::string_view)>& found);
 
 }  // namespace oomlens
 

@@ -47,14 +47,15 @@ bool ReadNumber(std::string_view* s, double* value, int* decimals) {
 }
 
 // Maps a unit spelling to its multiplier; 0 when unknown.
-double UnitMultiplier(std::string_view unit) {
+double UnitMultiplier(std::string_view unit, bool decimal) {
   std::string u;
   for (char c : unit) u += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (u.empty() || u == "b" || u == "byte" || u == "bytes") return 1;
   static const char kPrefixes[] = "kmgtpe";
   for (int i = 0; i < 6; ++i) {
     std::string p(1, kPrefixes[i]);
-    if (u == p || u == p + "b" || u == p + "ib") return std::ldexp(1.0, 10 * (i + 1));
+    if (u == p + "ib") return std::ldexp(1.0, 10 * (i + 1));
+    if (u == p || u == p + "b") return decimal ? std::pow(1000.0, i + 1) : std::ldexp(1.0, 10 * (i + 1));
   }
   return 0;
 }
@@ -77,7 +78,7 @@ std::optional<int64_t> ExactCount(std::string_view rest) {
 
 }  // namespace
 
-std::optional<Size> ParseSize(std::string_view text, std::string* error) {
+std::optional<Size> ParseSize(std::string_view text, std::string* error, bool decimal_units) {
   std::string_view s = Trim(text);
   double value;
   int decimals;
@@ -88,7 +89,7 @@ std::optional<Size> ParseSize(std::string_view text, std::string* error) {
   s = Trim(s);
   size_t unit_end = 0;
   while (unit_end < s.size() && std::isalpha(static_cast<unsigned char>(s[unit_end]))) ++unit_end;
-  double multiplier = UnitMultiplier(s.substr(0, unit_end));
+  double multiplier = UnitMultiplier(s.substr(0, unit_end), decimal_units);
   if (multiplier == 0) {
     *error = "'" + std::string(text) + "' has an unknown size unit '" +
              std::string(s.substr(0, unit_end)) + "'";

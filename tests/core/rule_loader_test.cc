@@ -37,7 +37,7 @@ TEST(RuleLoader, RejectsUnknownKeyListingAllowedKeys) {
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0],
             "bad.json:2:24: /signatures/0/strat: unknown key 'strat' (help: allowed keys: code, complete, "
-            "description, facts, follow, id, kind, literals, max_lines, max_wrap, priority, require, samples, start, "
+            "description, facts, follow, id, items, kind, literals, max_lines, max_wrap, priority, require, samples, start, "
             "title)");
 }
 

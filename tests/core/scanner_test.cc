@@ -147,6 +147,45 @@ TEST_F(ScannerTest, BinaryJunkAndGiantLinesAreSurvived) {
   EXPECT_TRUE(warned);
 }
 
+TEST_F(ScannerTest, CompileReportCarriesEveryAllocationWithPadding) {
+  Scanner scanner(rules_, {});
+  ASSERT_TRUE(scanner.ScanFile(std::string(OOMLENS_SOURCE_DIR) +
+                               "/testdata/logs/tpu_compile/e1000_tpuestimator_20_allocations.log"));
+  Report r = scanner.Finish();
+  ASSERT_EQ(r.incidents.size(), 1u);
+  const Incident& i = r.incidents[0];
+  EXPECT_EQ(i.kind, "tpu_compile_hbm");
+  ASSERT_EQ(i.allocations.size(), 20u);
+  const Facts& first = i.allocations[0].fields;
+  EXPECT_EQ(first.at("size_bytes").integer, 512LL << 20);
+  EXPECT_EQ(first.at("unpadded_bytes").text, "40.50M");
+  EXPECT_EQ(first.at("padding_bytes").text, "471.50M");
+  EXPECT_DOUBLE_EQ(first.at("expansion").number, 12.6);
+  EXPECT_EQ(first.at("op_type").text, "OneHot");
+  EXPECT_EQ(first.at("type").text, "HLO temp");
+  EXPECT_EQ(i.allocations[19].fields.at("rank").integer, 20);
+  EXPECT_EQ(i.derived.at("largest_allocation_bytes").integer, 512LL << 20);
+  EXPECT_NEAR(i.derived.at("largest_allocation_ratio").number, 0.03125, 1e-9);
+  EXPECT_EQ(i.diagnosis.best.cause, "aggregate_usage");
+}
+
+TEST_F(ScannerTest, OneDominantAllocationIsNotACapacityProblem) {
+  Report r = Scan(
+      "Compilation failure: Ran out of memory in memory space hbm. Used 41.74G of 16.00G hbm. Exceeded hbm "
+      "capacity by 25.74G.\n\n  Largest program allocations in hbm:\n\n  1. Size: 12.00G\n"
+      "     Operator: op_type=\"Dot\" op_name=\"model/scores\" source_file=\"/app/model.py\" source_line=88\n"
+      "     Shape: f32[32,8192,12288]{2,1,0:T(8,128)}\n     Allocation type: HLO temp\n");
+  ASSERT_EQ(r.incidents.size(), 1u);
+  const Incident& i = r.incidents[0];
+  EXPECT_EQ(i.diagnosis.best.cause, "unexpectedly_large_allocation");
+  EXPECT_EQ(i.diagnosis.summary,
+            "One allocation dominates: 12.00G (75% of the 16.00G limit) for f32[32,8192,12288]{2,1,0:T(8,128)} "
+            "from model/scores at /app/model.py:88. That points to missing sharding or a debugging artifact, not "
+            "to capacity.");
+  ASSERT_EQ(i.diagnosis.alternatives.size(), 1u);
+  EXPECT_EQ(i.diagnosis.alternatives[0].cause, "aggregate_usage");
+}
+
 TEST_F(ScannerTest, JsonIsValidUtf8WhateverTheInput) {
   std::string msg = kSeed;
   msg.replace(msg.find("jit_embedding"), 3, "\xff\xfe\xc3");
