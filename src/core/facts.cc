@@ -42,6 +42,9 @@ std::vector<FactInfo> BuildRegistry() {
       {"sparsecore_usage_bytes", T::kSize, false, "SparseCore HBM usage (embeddings)"},
       {"early_abort", T::kText, false, "set when the compiler aborted early, before a full report"},
       {"shape", T::kText, false, "shape of the allocation that failed"},
+      {"remat_target_bytes", T::kSize, false, "memory rematerialization tried to get below"},
+      {"remat_reduced_to_bytes", T::kSize, false, "memory rematerialization could reach"},
+      {"remat_original_bytes", T::kSize, false, "memory before rematerialization"},
       {"label", T::kText, false, "tag, label or instruction of the allocation that failed"},
       // Who printed the event.
       {"replica", T::kIdentity, false, "replica index"},

@@ -13,6 +13,7 @@ namespace {
 constexpr size_t kMaxMessageBytes = 64 * 1024;  // joined text of one message
 constexpr size_t kMaxExcerptLine = 2000;        // bytes kept of each excerpt line
 constexpr size_t kMaxOpenStreams = 4096;
+constexpr size_t kMaxAnnotations = 16;  // most recent precursor warnings kept per input
 
 // Keeps the first value of a fact, unless a later one is the same value printed
 // more precisely ("3.95G" then "(4,237,689,856 bytes)").
@@ -91,6 +92,7 @@ Recognizer::Recognizer(const RuleData& rules, EventSink sink, std::vector<Proble
 
 void Recognizer::BeginInput(const std::string& name, int index) {
   Finish();
+  annotations_.clear();
   input_ = name;
   input_index_ = index;
 }
@@ -212,6 +214,24 @@ void Recognizer::Close(Open&& open) {
   }
   if (sig.items) event.allocations = ReadItems(*sig.items, open.messages, open.where, problems_);
   event.excerpt = std::move(open.excerpt);
+  Emit(std::move(event), sig);
+}
+
+void Recognizer::Emit(Event&& event, const Signature& sig) {
+  if (!sig.annotates.empty() && !emit_annotations_) {
+    if (annotations_.size() >= kMaxAnnotations) annotations_.erase(annotations_.begin());
+    annotations_.emplace_back(&sig, std::move(event));
+    return;
+  }
+  for (auto it = annotations_.begin(); it != annotations_.end();) {
+    const auto& kinds = it->first->annotates;
+    if (std::find(kinds.begin(), kinds.end(), event.kind) == kinds.end()) {
+      ++it;
+      continue;
+    }
+    for (auto& [name, value] : it->second.facts) event.facts.emplace(name, std::move(value));
+    it = annotations_.erase(it);
+  }
   sink_(std::move(event));
 }
 

@@ -9,6 +9,8 @@
 //   - once complete (the 'complete' pattern matches), only 'follow' lines join
 //     (one blank line between them is allowed).
 // The joined text (lines separated by a space) is then matched by every fact pattern.
+// Events of a signature that 'annotates' other kinds (a warning that precedes an
+// OOM) are held and their facts added to the next event of those kinds in the input.
 #ifndef OOMLENS_CORE_RECOGNIZER_H_
 #define OOMLENS_CORE_RECOGNIZER_H_
 
@@ -37,6 +39,8 @@ class Recognizer {
   void Feed(const Line& line);
   /// Closes every open message (end of input).
   void Finish();
+  /// Emits annotation events as events of their own (for checking samples).
+  void set_emit_annotations(bool emit) { emit_annotations_ = emit; }
 
  private:
   struct Open {
@@ -57,6 +61,7 @@ class Recognizer {
   void Join(Open* open, const CleanLine& line);
   void UpdateState(Open* open) const;
   void Close(Open&& open);
+  void Emit(Event&& event, const Signature& sig);
 
   const RuleData& rules_;
   EventSink sink_;
@@ -64,8 +69,10 @@ class Recognizer {
   Prefilter prefilter_;
   LineCleaner cleaner_;
   std::map<std::string, Open> open_;  // by stream (host tag)
+  std::vector<std::pair<const Signature*, Event>> annotations_;  // waiting for their event
   std::string input_;
   int input_index_ = 0;
+  bool emit_annotations_ = false;
 };
 
 }  // namespace oomlens

@@ -58,6 +58,7 @@ std::vector<Event> SampleChecker::Recognize(const std::string& text) {
   std::vector<Event> events;
   std::vector<Problem> ignored;
   Recognizer recognizer(rules_, [&events](Event&& e) { events.push_back(std::move(e)); }, &ignored);
+  recognizer.set_emit_annotations(true);
   recognizer.BeginInput("sample", 0);
   StringSource source(text);
   LineReader reader(&source);

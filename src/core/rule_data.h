@@ -57,6 +57,7 @@ struct Signature {
   std::vector<FactPattern> facts;
   std::vector<std::string> require;          // facts without which there is no event
   std::shared_ptr<ItemSpec> items;           // an allocation listing, may be null
+  std::vector<std::string> annotates;        // not an incident: facts go to the next event of these kinds
   int max_wrap = 4;                          // lines joined before completion
   int max_lines = 40;                        // lines in one message at most
   std::vector<Sample> samples;

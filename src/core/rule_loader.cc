@@ -24,7 +24,7 @@ using json = nlohmann::json;
 const std::set<std::string> kTopKeys = {"$schema", "version", "description", "signatures", "causes"};
 const std::set<std::string> kSignatureKeys = {
     "id", "kind", "code", "title", "description", "priority", "literals", "start",
-    "complete", "follow", "facts", "require", "max_wrap", "max_lines", "samples", "items"};
+    "complete", "follow", "facts", "require", "max_wrap", "max_lines", "samples", "items", "annotates"};
 const std::set<std::string> kItemKeys = {"start", "fields", "max_items"};
 const std::set<std::string> kCauseKeys = {"id", "cause", "kinds", "when", "confidence", "fallback",
                                           "summary", "evidence", "advice", "docs", "samples",
@@ -205,6 +205,7 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
   String(j, "title", ptr, false, &sig->title);
   StringList(j, "literals", ptr, &sig->literals);
   StringList(j, "require", ptr, &sig->require);
+  StringList(j, "annotates", ptr, &sig->annotates);
   if (sig->literals.empty()) {
     Error(ptr, "missing 'literals'",
           "list strings of which every start line holds at least one (the fast prefilter)");

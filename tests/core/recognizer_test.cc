@@ -102,6 +102,46 @@ TEST_F(RecognizerTest, AbsurdNumbersAreDroppedNotInvented) {
             "ignored requested_bytes: '9999999999999999999999G' is too large to be a byte count");
 }
 
+TEST_F(RecognizerTest, PrecursorWarningAttachesToTheNextOomOfItsKinds) {
+  auto events = Recognize(
+      "Can't reduce memory use below 14.20GiB (15247089664 bytes) by rematerialization; only reduced to "
+      "17.08GiB (18341011456 bytes), down from 19.20GiB (20615843840 bytes) originally\n"
+      "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 8.00M. That was not "
+      "possible. There are 6.43M free.\n"
+      "Ran out of memory in memory space hbm. Used 17.12G of 15.75G hbm. Exceeded hbm capacity by 1.37G.\n");
+  ASSERT_EQ(events.size(), 2u);  // the warning is no incident of its own
+  EXPECT_EQ(events[0].kind, "tpu_buffer_alloc");
+  EXPECT_EQ(events[0].facts.count("remat_target_bytes"), 0u);  // not a kind it annotates
+  EXPECT_EQ(events[1].kind, "tpu_compile_hbm");
+  EXPECT_EQ(events[1].facts.at("remat_reduced_to_bytes").integer, 18341011456);
+}
+
+TEST_F(RecognizerTest, ListingEntriesBecomeAllocations) {
+  auto events = Recognize(
+      "Ran out of memory in memory space hbm. Used 9.00G of 8.00G hbm. Exceeded hbm capacity by 1.00G.\n"
+      "  Largest program allocations in hbm:\n"
+      "  1. Size: 2.00G\n"
+      "     Shape: f32[8,128,9]{2,1,0:T(8,128)}\n"
+      "     Unpadded size: 36.00K\n"
+      "     Extra memory due to padding: 1.99G (14.2x expansion)\n"
+      "     ==========================\n"
+      "  2. Size: 1.00G\n"
+      "     Operator: op_type=\"Dot\" op_name=\"a/b\\nc\" source_file=\"m.py\" source_line=3\n"
+      "     Allocation type: parameter\n"
+      "unrelated line\n");
+  ASSERT_EQ(events.size(), 1u);
+  ASSERT_EQ(events[0].allocations.size(), 2u);
+  const Facts& a = events[0].allocations[0].fields;
+  EXPECT_EQ(a.at("rank").integer, 1);
+  EXPECT_EQ(a.at("shape").text, "f32[8,128,9]{2,1,0:T(8,128)}");
+  EXPECT_DOUBLE_EQ(a.at("expansion").number, 14.2);
+  const Facts& b = events[0].allocations[1].fields;
+  EXPECT_EQ(b.at("operator").text, "a/b\\nc");
+  EXPECT_EQ(b.at("source_file").text, "m.py");
+  EXPECT_EQ(b.at("type").text, "parameter");
+  EXPECT_EQ(b.count("shape"), 0u);  // fields absent from an entry stay absent
+}
+
 TEST_F(RecognizerTest, QuotaResourceExhaustedIsNotAnOom) {
   auto events = Recognize(
       "google.api_core.exceptions.ResourceExhausted: 429 Quota exceeded for aiplatform.googleapis.com\n"
