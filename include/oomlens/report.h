@@ -34,7 +34,8 @@ struct Event {
   std::string replica, partition, host, device, rank;  ///< empty when not printed
   Location where;
   int input_index = 0;
-  std::vector<std::string> excerpt;  ///< the message's lines as printed
+  std::vector<std::string> excerpt;  ///< the message's lines as printed (the first ones)
+  uint64_t excerpt_total = 0;        ///< lines the message spanned
   std::vector<Allocation> allocations;
 };
 
@@ -75,6 +76,7 @@ struct Incident {
   std::vector<Outlier> outliers;
   Diagnosis diagnosis;
   std::vector<std::string> excerpt;
+  uint64_t excerpt_total = 0;  ///< lines the first occurrence spanned
   std::vector<Allocation> allocations;  ///< of the first occurrence that listed any
 };
 

@@ -95,6 +95,7 @@ void IncidentGrouper::Add(Event&& event) {
     incident.first_input_index = event.input_index;
     incident.facts = std::move(event.facts);
     incident.excerpt = std::move(event.excerpt);
+    incident.excerpt_total = event.excerpt_total;
     incident.allocations = std::move(event.allocations);
     AddIdentity(event, &incident);
     index_[key] = incidents_.size();

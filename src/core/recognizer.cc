@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/signature_patterns.h"
+#include "oomlens/size.h"
 
 namespace oomlens {
 namespace {
@@ -14,6 +15,7 @@ constexpr size_t kMaxMessageBytes = 64 * 1024;  // joined text of one message
 constexpr size_t kMaxExcerptLine = 2000;        // bytes kept of each excerpt line
 constexpr size_t kMaxOpenStreams = 4096;
 constexpr size_t kMaxAnnotations = 16;  // most recent precursor warnings kept per input
+constexpr size_t kMaxExcerptLines = 60;
 
 // Keeps the first value of a fact, unless a later one is the same value printed
 // more precisely ("3.95G" then "(4,237,689,856 bytes)").
@@ -58,6 +60,31 @@ void Record(const FactGroup& group, std::string_view text, Event* event, std::ve
 // Reads the entries of a listing (e.g. "Largest program allocations") from the
 // message lines: an entry starts at a line matching items.start; every line of
 // it is matched by each field pattern.
+// Every match of items.start in text is one entry ("each" listings on one line).
+std::vector<Allocation> ReadEachItem(const ItemSpec& items, const std::string& text, const Location& where,
+                                     std::vector<Problem>* problems) {
+  std::vector<Allocation> out;
+  if (items.fields.empty() || items.fields.front().re != items.start) return out;  // no groups to read
+  const FactPattern& fields = items.fields.front();  // the start pattern's own groups
+  size_t pos = 0;
+  while (pos < text.size() && static_cast<int>(out.size()) < items.max_items) {
+    size_t end = 0;
+    Allocation a;
+    if (!MatchFactsFrom(fields, text, pos, &end, [&](const FactGroup& group, std::string_view value) {
+          FactValue v;
+          std::string error;
+          if (MakeFact(*group.info, value, &v, &error, group.decimal)) a.fields.emplace(group.info->name, v);
+          else problems->push_back(Problem{Problem::Severity::kWarning, Where(where),
+                                           "ignored allocation " + group.info->name + ": " + error, ""});
+        })) {
+      break;
+    }
+    out.push_back(std::move(a));
+    pos = std::max(end, pos + 1);
+  }
+  return out;
+}
+
 std::vector<Allocation> ReadItems(const ItemSpec& items, const std::vector<std::string>& lines,
                                   const Location& where, std::vector<Problem>* problems) {
   std::vector<Allocation> out;
@@ -124,9 +151,11 @@ void Recognizer::OpenMessage(const Signature* sig, const CleanLine& line, uint64
   open.sig = sig;
   open.where = Location{input_, number};
   open.context = line.context;
+  open.tallies.resize(sig->aggregates.size());
   open.text = std::string(line.message.substr(0, kMaxMessageBytes));
   open.messages.emplace_back(line.message.substr(0, kMaxExcerptLine));
-  open.excerpt.emplace_back(line.display.substr(0, kMaxExcerptLine));
+  Tally(&open, line.message);
+  Keep(&open, line);
   open.lines = 1;
   UpdateState(&open);
   if (open.complete && !sig->follow) {
@@ -167,12 +196,39 @@ Recognizer::Step Recognizer::Continue(Open* open, const CleanLine& line) {
   return Step::kJoined;
 }
 
+void Recognizer::Keep(Open* open, const CleanLine& line) {
+  if (open->excerpt.size() < kMaxExcerptLines) open->excerpt.emplace_back(line.display.substr(0, kMaxExcerptLine));
+  ++open->excerpt_total;
+}
+
+bool Recognizer::Tally(Open* open, std::string_view message) {
+  bool took = false;
+  const auto& aggregates = open->sig->aggregates;
+  for (size_t i = 0; i < aggregates.size(); ++i) {
+    const Aggregate& agg = aggregates[i];
+    ForEachCapture(*agg.re, message, [&](std::string_view text) {
+      const FactInfo* value_info = agg.sum ? agg.sum : agg.max;
+      FactValue v;
+      std::string error;
+      if (value_info && !MakeFact(*value_info, text, &v, &error)) return;
+      Open::Tally& t = open->tallies[i];
+      t.sum += v.number;
+      t.max = t.count == 0 ? v.number : std::max(t.max, v.number);
+      ++t.count;
+      took = true;
+    });
+  }
+  return took;
+}
+
 void Recognizer::Join(Open* open, const CleanLine& line) {
+  Keep(open, line);
+  ++open->lines;
+  open->blank_run = 0;
+  if (Tally(open, line.message)) return;  // its numbers are counted; keep the text small
   open->text += ' ';
   open->text.append(line.message.substr(0, kMaxMessageBytes - std::min(kMaxMessageBytes, open->text.size())));
-  open->excerpt.emplace_back(line.display.substr(0, kMaxExcerptLine));
   open->messages.emplace_back(line.message.substr(0, kMaxExcerptLine));
-  ++open->lines;
   open->blank_run = 0;
   if (!open->complete) UpdateState(open);
 }
@@ -191,6 +247,7 @@ void Recognizer::UpdateState(Open* open) const {
 
 void Recognizer::Close(Open&& open) {
   const Signature& sig = *open.sig;
+  if (sig.reject && Contains(*sig.reject, open.text)) return;  // a known non-failure
   Event event;
   event.signature = sig.id;
   event.kind = sig.kind;
@@ -212,8 +269,35 @@ void Recognizer::Close(Open&& open) {
         "if this is a real OOM message, add its wording to a signature (see docs/rules.md)"});
     return;
   }
-  if (sig.items) event.allocations = ReadItems(*sig.items, open.messages, open.where, problems_);
+  for (size_t i = 0; i < sig.aggregates.size(); ++i) {
+    const Open::Tally& t = open.tallies[i];
+    if (t.count == 0) continue;
+    const Aggregate& agg = sig.aggregates[i];
+    auto put = [&event](const FactInfo* info, double value) {
+      if (!info) return;
+      FactValue v;
+      v.type = info->type;
+      v.integer = static_cast<int64_t>(value);
+      v.number = static_cast<double>(v.integer);
+      v.text = info->type == FactType::kSize ? FormatSize(v.integer) : std::to_string(v.integer);
+      event.facts.emplace(info->name, v);
+    };
+    put(agg.sum, t.sum);
+    put(agg.max, t.max);
+    put(agg.count, static_cast<double>(t.count));
+  }
+  for (const auto& refinement : sig.kind_when) {
+    if (Contains(*refinement.re, open.text)) {
+      event.kind = refinement.kind;
+      break;
+    }
+  }
+  if (sig.items) {
+    event.allocations = sig.items->each ? ReadEachItem(*sig.items, open.text, open.where, problems_)
+                                        : ReadItems(*sig.items, open.messages, open.where, problems_);
+  }
   event.excerpt = std::move(open.excerpt);
+  event.excerpt_total = open.excerpt_total;
   Emit(std::move(event), sig);
 }
 

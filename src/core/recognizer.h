@@ -52,6 +52,12 @@ class Recognizer {
     LineContext context;
     int lines = 0, wrapped = 0, blank_run = 0;
     bool complete = false, has_required = false;
+    uint64_t excerpt_total = 0;
+    struct Tally {
+      double sum = 0, max = 0;
+      int64_t count = 0;
+    };
+    std::vector<Tally> tallies;  // one per signature aggregate
   };
   enum class Step { kJoined, kClosed };
 
@@ -59,6 +65,8 @@ class Recognizer {
   void OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number);
   Step Continue(Open* open, const CleanLine& line);
   void Join(Open* open, const CleanLine& line);
+  bool Tally(Open* open, std::string_view message);  // true when an aggregate took the line
+  void Keep(Open* open, const CleanLine& line);
   void UpdateState(Open* open) const;
   void Close(Open&& open);
   void Emit(Event&& event, const Signature& sig);

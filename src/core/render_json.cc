@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "oomlens/render.h"
@@ -66,6 +68,7 @@ ojson IncidentJson(const Incident& i) {
   j["alternatives"] = alternatives;
   j["outliers"] = outliers;
   j["excerpt"] = i.excerpt;
+  j["excerpt_lines"] = std::max<uint64_t>(i.excerpt_total, i.excerpt.size());
   return j;
 }
 

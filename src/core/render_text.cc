@@ -195,8 +195,8 @@ void RenderIncident(const Incident& i, size_t number, const Style& style, const 
     out << "    " << style.Dim("excerpt") << "\n";
     size_t shown = std::min(i.excerpt.size(), options.max_excerpt_lines);
     for (size_t k = 0; k < shown; ++k) out << "      | " << Printable(i.excerpt[k]) << "\n";
-    if (shown < i.excerpt.size())
-      out << "      | ... " << i.excerpt.size() - shown << " more lines\n";
+    uint64_t total = std::max<uint64_t>(i.excerpt_total, i.excerpt.size());
+    if (shown < total) out << "      | ... " << total - shown << " more lines\n";
   }
 }
 

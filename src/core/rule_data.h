@@ -36,6 +36,7 @@ struct FactPattern {
 /// How the entries of a listing inside a message are read, line by line.
 struct ItemSpec {
   std::shared_ptr<re2::RE2> start;  // a line that opens an entry (may capture fields)
+  bool each = false;                // instead: every match of start in the text is an entry
   std::vector<FactPattern> fields;  // every line of an entry is matched by each
   int max_items = 10000;
 };
@@ -44,6 +45,21 @@ struct ItemSpec {
 struct Sample {
   nlohmann::json json;
   std::string where;  // file:line:col
+};
+
+/// Every match of a pattern (one capturing group, a size or number) in the
+/// message's lines adds to a sum, a maximum and a count.
+struct Aggregate {
+  std::shared_ptr<re2::RE2> re;
+  const FactInfo* sum = nullptr;    // may be null
+  const FactInfo* max = nullptr;    // may be null
+  const FactInfo* count = nullptr;  // may be null
+};
+
+/// The message's kind becomes `kind` when `re` matches its text.
+struct KindRefinement {
+  std::shared_ptr<re2::RE2> re;
+  std::string kind;
 };
 
 /// How a message family is recognised. See docs/rules.md.
@@ -58,6 +74,9 @@ struct Signature {
   std::vector<std::string> require;          // facts without which there is no event
   std::shared_ptr<ItemSpec> items;           // an allocation listing, may be null
   std::vector<std::string> annotates;        // not an incident: facts go to the next event of these kinds
+  std::vector<Aggregate> aggregates;
+  std::shared_ptr<re2::RE2> reject;          // a message matching this is a known non-failure
+  std::vector<KindRefinement> kind_when;
   int max_wrap = 4;                          // lines joined before completion
   int max_lines = 40;                        // lines in one message at most
   std::vector<Sample> samples;

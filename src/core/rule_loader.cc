@@ -24,8 +24,10 @@ using json = nlohmann::json;
 const std::set<std::string> kTopKeys = {"$schema", "version", "description", "signatures", "causes"};
 const std::set<std::string> kSignatureKeys = {
     "id", "kind", "code", "title", "description", "priority", "literals", "start",
-    "complete", "follow", "facts", "require", "max_wrap", "max_lines", "samples", "items", "annotates"};
-const std::set<std::string> kItemKeys = {"start", "fields", "max_items"};
+    "complete", "follow", "facts", "require", "max_wrap", "max_lines", "samples", "items", "annotates", "aggregates", "reject", "kind_when"};
+const std::set<std::string> kAggregateKeys = {"pattern", "sum", "max", "count"};
+const std::set<std::string> kKindWhenKeys = {"pattern", "kind"};
+const std::set<std::string> kItemKeys = {"start", "each", "fields", "max_items"};
 const std::set<std::string> kCauseKeys = {"id", "cause", "kinds", "when", "confidence", "fallback",
                                           "summary", "evidence", "advice", "docs", "samples",
                                           "description"};
@@ -66,6 +68,9 @@ class DocLoader {
   bool FactPatterns(const json& obj, const std::string& key, const std::string& ptr, bool fields,
                     std::vector<FactPattern>* out);
   std::shared_ptr<ItemSpec> Items(const json& obj, const std::string& ptr);
+  void Aggregates(const json& obj, const std::string& ptr, std::vector<Aggregate>* out);
+  void KindWhen(const json& obj, const std::string& ptr, std::vector<KindRefinement>* out);
+  const FactInfo* ReadFactName(const json& obj, const std::string& key, const std::string& ptr);
   bool LoadCause(const json& j, const std::string& ptr, CauseRule* rule);
 
   std::string name_;
@@ -213,8 +218,9 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
   for (const char* key : {"priority", "max_wrap", "max_lines"}) {
     auto it = j.find(key);
     if (it == j.end()) continue;
-    if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > 1000) {
-      Error(ptr + "/" + key, std::string("'") + key + "' must be a whole number from 0 to 1000",
+    int64_t cap = std::string(key) == "max_lines" ? 1000000 : 1000;
+    if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > cap) {
+      Error(ptr + "/" + key, std::string("'") + key + "' must be a whole number from 0 to " + std::to_string(cap),
             "e.g. 4");
       continue;
     }
@@ -223,11 +229,17 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
     if (std::string(key) == "max_wrap") sig->max_wrap = value;
     if (std::string(key) == "max_lines") sig->max_lines = std::max(1, value);
   }
+  if (auto it = j.find("max_lines"); it != j.end() && it->is_number_integer() && it->get<int64_t>() > 1000) {
+    sig->max_lines = static_cast<int>(std::min<int64_t>(it->get<int64_t>(), 1000000));  // long dumps
+  }
   sig->start = Regex(j, "start", ptr, true);
   sig->complete = Regex(j, "complete", ptr, false);
   sig->follow = Regex(j, "follow", ptr, false);
   FactPatterns(j, "facts", ptr, false, &sig->facts);
   sig->items = Items(j, ptr);
+  Aggregates(j, ptr, &sig->aggregates);
+  KindWhen(j, ptr, &sig->kind_when);
+  sig->reject = Regex(j, "reject", ptr, false);
   for (const auto& name : sig->require) {
     bool captured = false;
     for (const auto& f : sig->facts)
@@ -278,13 +290,67 @@ bool DocLoader::FactPatterns(const json& obj, const std::string& key, const std:
   return true;
 }
 
+const FactInfo* DocLoader::ReadFactName(const json& obj, const std::string& key, const std::string& ptr) {
+  std::string name;
+  if (!String(obj, key, ptr, false, &name) || name.empty()) return nullptr;
+  const FactInfo* info = FindFact(name);
+  if (!info || info->derived || !(info->type == FactType::kSize || info->type == FactType::kCount)) {
+    Error(ptr + "/" + key, "'" + name + "' is not a size or count fact oomlens reads",
+          "name a fact listed by 'oomlens rules facts'");
+    return nullptr;
+  }
+  return info;
+}
+
+void DocLoader::Aggregates(const json& obj, const std::string& ptr, std::vector<Aggregate>* out) {
+  auto it = obj.find("aggregates");
+  if (it == obj.end()) return;
+  if (!it->is_array()) {
+    Error(ptr + "/aggregates", "'aggregates' must be a list", "write [{\"pattern\": ..., \"max\": ...}]");
+    return;
+  }
+  for (size_t i = 0; i < it->size(); ++i) {
+    std::string p = ptr + "/aggregates/" + std::to_string(i);
+    const json& a = (*it)[i];
+    if (!CheckKeys(a, kAggregateKeys, p)) continue;
+    Aggregate agg;
+    agg.re = Regex(a, "pattern", p, true);
+    agg.sum = ReadFactName(a, "sum", p);
+    agg.max = ReadFactName(a, "max", p);
+    agg.count = ReadFactName(a, "count", p);
+    if (agg.re && agg.re->NumberOfCapturingGroups() != 1) {
+      Error(p + "/pattern", "an aggregate pattern needs exactly one capturing group", "e.g. \"of size (\\d+)\"");
+      continue;
+    }
+    if (agg.re) out->push_back(std::move(agg));
+  }
+}
+
+void DocLoader::KindWhen(const json& obj, const std::string& ptr, std::vector<KindRefinement>* out) {
+  auto it = obj.find("kind_when");
+  if (it == obj.end()) return;
+  for (size_t i = 0; it->is_array() && i < it->size(); ++i) {
+    std::string p = ptr + "/kind_when/" + std::to_string(i);
+    const json& k = (*it)[i];
+    if (!CheckKeys(k, kKindWhenKeys, p)) continue;
+    KindRefinement r;
+    r.re = Regex(k, "pattern", p, true);
+    if (String(k, "kind", p, true, &r.kind) && r.re) out->push_back(std::move(r));
+  }
+}
+
 std::shared_ptr<ItemSpec> DocLoader::Items(const json& obj, const std::string& ptr) {
   auto it = obj.find("items");
   if (it == obj.end()) return nullptr;
   std::string p = ptr + "/items";
   if (!CheckKeys(*it, kItemKeys, p)) return nullptr;
   auto items = std::make_shared<ItemSpec>();
-  items->start = Regex(*it, "start", p, true);
+  if (it->contains("each")) {  // every match in the message's text is one entry
+    items->each = true;
+    items->start = Regex(*it, "each", p, true);
+  } else {
+    items->start = Regex(*it, "start", p, true);
+  }
   if (items->start) {  // the start line's own groups are fields of the new entry
     FactPattern self;
     self.re = items->start;

@@ -58,15 +58,35 @@ bool Contains(const re2::RE2& re, std::string_view text) {
   return RE2::PartialMatch(re2::StringPiece(text), re);
 }
 
-void MatchFacts(const FactPattern& pattern, std::string_view text,
-                const std::function<void(const FactGroup&, std::string_view)>& found) {
+bool MatchFactsFrom(const FactPattern& pattern, std::string_view text, size_t pos, size_t* end,
+                    const std::function<void(const FactGroup&, std::string_view)>& found) {
   const RE2& re = *pattern.re;
   int groups = re.NumberOfCapturingGroups() + 1;
   std::vector<re2::StringPiece> sub(static_cast<size_t>(groups));
-  if (!re.Match(re2::StringPiece(text), 0, text.size(), RE2::UNANCHORED, sub.data(), groups)) return;
+  if (!re.Match(re2::StringPiece(text), pos, text.size(), RE2::UNANCHORED, sub.data(), groups)) return false;
+  *end = static_cast<size_t>(sub[0].data() - text.data()) + sub[0].size();
   for (const auto& group : pattern.groups) {
     const re2::StringPiece& s = sub[static_cast<size_t>(group.index)];
     if (s.data() != nullptr) found(group, std::string_view(s.data(), s.size()));
+  }
+  return true;
+}
+
+void MatchFacts(const FactPattern& pattern, std::string_view text,
+                const std::function<void(const FactGroup&, std::string_view)>& found) {
+  size_t end = 0;
+  MatchFactsFrom(pattern, text, 0, &end, found);
+}
+
+void ForEachCapture(const re2::RE2& re, std::string_view text,
+                    const std::function<void(std::string_view)>& found) {
+  re2::StringPiece sub[2];
+  size_t pos = 0;
+  while (pos <= text.size() &&
+         re.Match(re2::StringPiece(text), pos, text.size(), RE2::UNANCHORED, sub, 2)) {
+    if (sub[1].data() != nullptr) found(std::string_view(sub[1].data(), sub[1].size()));
+    size_t end = static_cast<size_t>(sub[0].data() - text.data()) + sub[0].size();
+    pos = std::max(end, pos + 1);
   }
 }
 

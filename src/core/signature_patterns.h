@@ -34,6 +34,15 @@ struct FactGroup;
 void MatchFacts(const FactPattern& pattern, std::string_view text,
                 const std::function<void(const FactGroup&, std::string_view)>& found);
 
+/// Like MatchFacts, from byte offset pos; sets *end to where the match ended.
+/// Returns false when nothing matched.
+bool MatchFactsFrom(const FactPattern& pattern, std::string_view text, size_t pos, size_t* end,
+                    const std::function<void(const FactGroup&, std::string_view)>& found);
+
+/// Calls found(capture) with group 1 of every non-overlapping match of re in text.
+void ForEachCapture(const re2::RE2& re, std::string_view text,
+                    const std::function<void(std::string_view)>& found);
+
 }  // namespace oomlens
 
 #endif  // OOMLENS_CORE_SIGNATURE_PATTERNS_H_

@@ -48,6 +48,21 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
+// "" when equal; otherwise where the two texts first differ, line by line.
+std::string FirstDifference(const std::string& got, const std::string& want) {
+  std::istringstream g(got), w(want);
+  std::string gl, wl;
+  for (int line = 1;; ++line) {
+    bool more_g = static_cast<bool>(std::getline(g, gl));
+    bool more_w = static_cast<bool>(std::getline(w, wl));
+    if (!more_g && !more_w) return "";
+    if (more_g != more_w || gl != wl) {
+      return "line " + std::to_string(line) + "\n  got:      " + (more_g ? gl : "<end>") +
+             "\n  expected: " + (more_w ? wl : "<end>");
+    }
+  }
+}
+
 class Golden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Golden, MatchesExpectedOutput) {
@@ -74,7 +89,9 @@ TEST_P(Golden, MatchesExpectedOutput) {
     std::string expected = ReadFile(expected_path);
     ASSERT_FALSE(expected.empty()) << expected_path
                                    << " is missing; run with OOMLENS_UPDATE_GOLDEN=1 and review it";
-    EXPECT_EQ(out.str(), expected) << "output of " << log << " (" << format << ") changed";
+    EXPECT_EQ(FirstDifference(out.str(), expected), "")
+        << "output of " << log << " (" << format << ") changed; if intended, rerun with "
+        << "OOMLENS_UPDATE_GOLDEN=1 and review the diff";
   }
 }
 
