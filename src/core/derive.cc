@@ -106,6 +106,83 @@ void DeriveFromAllocations(const std::vector<Allocation>& allocations, const Fac
   if (file) (*derived)["largest_allocation_source"] = TextFact(file->text + (line ? ":" + line->text : ""));
 }
 
+// Bytes per element of a dtype as frameworks print it; 0 when unknown.
+int DtypeBytes(const std::string& dtype) {
+  static const std::pair<const char*, int> kSizes[] = {
+      {"float", 4},    {"float32", 4}, {"f32", 4},   {"int32", 4},  {"uint32", 4}, {"s32", 4},
+      {"double", 8},   {"float64", 8}, {"int64", 8}, {"uint64", 8}, {"half", 2},   {"float16", 2},
+      {"bfloat16", 2}, {"bf16", 2},    {"f16", 2},   {"int16", 2},  {"int8", 1},   {"uint8", 1},
+      {"bool", 1},     {"qint8", 1},   {"quint8", 1}};
+  for (const auto& [name, bytes] : kSizes)
+    if (dtype == name) return bytes;
+  return 0;
+}
+
+// Size of a tensor from "16,112,112,147" (or "(3, 224, 224)") and its dtype.
+std::optional<double> TensorBytes(const std::string& shape, const std::string& dtype) {
+  int element = DtypeBytes(dtype);
+  if (element == 0) return std::nullopt;
+  double bytes = element;
+  int dims = 0;
+  std::string digits;
+  for (size_t i = 0; i <= shape.size(); ++i) {
+    char c = i < shape.size() ? shape[i] : ',';
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      digits += c;
+    } else if (c == ',' || c == ')') {
+      if (digits.empty() || digits.size() > 12) {
+        if (!digits.empty()) return std::nullopt;
+        continue;
+      }
+      bytes *= std::stod(digits);
+      digits.clear();
+      ++dims;
+    } else if (c != ' ' && c != '(' && c != '[' && c != ']') {
+      return std::nullopt;  // symbolic or unreadable dimensions
+    }
+  }
+  if (dims == 0 || bytes > 9e18) return std::nullopt;
+  return bytes;
+}
+
+// Facts of GPU and framework allocators: what the allocator had left, what
+// other processes hold, what the caching allocator keeps unallocated.
+void DeriveAllocatorFacts(const Facts& facts, Facts* derived) {
+  const FactValue* shape = Find(facts, "shape");
+  const FactValue* dtype = Find(facts, "dtype");
+  if (shape && dtype) {
+    if (auto bytes = TensorBytes(shape->text, dtype->text)) (*derived)["tensor_bytes"] = SizeFact(*bytes, 0);
+  }
+  const FactValue* limit = Find(facts, "limit_bytes");
+  const FactValue* in_use = Find(facts, "in_use_bytes");
+  if (limit && in_use) {
+    (*derived)["allocator_free_bytes"] =
+        SizeFact(static_cast<double>(limit->integer - in_use->integer), limit->tolerance + in_use->tolerance);
+  }
+  const FactValue* allocated = Find(facts, "allocated_bytes");
+  const FactValue* reserved = Find(facts, "reserved_bytes");
+  const FactValue* unallocated = Find(facts, "reserved_unallocated_bytes");
+  if (unallocated) {
+    (*derived)["cached_unallocated_bytes"] = *unallocated;
+  } else if (allocated && reserved && reserved->integer >= allocated->integer) {
+    (*derived)["cached_unallocated_bytes"] = SizeFact(static_cast<double>(reserved->integer - allocated->integer),
+                                                      reserved->tolerance + allocated->tolerance);
+  }
+  const FactValue* capacity = Find(facts, "capacity_bytes");
+  const FactValue* free = Find(facts, "free_bytes");
+  const FactValue* own = Find(facts, "process_used_bytes");
+  double own_bytes = own ? own->number : -1, own_tolerance = own ? own->tolerance : 0;
+  if (!own && allocated) {
+    const FactValue* cached = Find(*derived, "cached_unallocated_bytes");
+    own_bytes = allocated->number + (cached ? cached->number : 0);
+    own_tolerance = allocated->tolerance + (cached ? cached->tolerance : 0);
+  }
+  if (capacity && free && own_bytes >= 0) {
+    double others = capacity->number - free->number - own_bytes;
+    (*derived)["other_use_bytes"] = SizeFact(std::max(0.0, others), capacity->tolerance + free->tolerance + own_tolerance);
+  }
+}
+
 }  // namespace
 
 std::optional<int64_t> ChipCapacity(const std::string& chip) {
@@ -160,6 +237,11 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   Ratio(facts, "hlo_temp_bytes", Find(facts, "used_bytes") ? "used_bytes" : "total_usage_bytes", "hlo_temp_ratio",
         &derived);
   DeriveFromAllocations(incident->allocations, facts, &derived);
+  DeriveAllocatorFacts(facts, &derived);
+  if (!derived.count("largest_contiguous_bytes")) {
+    const FactValue* reported = Find(facts, "reported_largest_free_bytes");
+    if (reported && reported->integer > 0) derived["largest_contiguous_bytes"] = *reported;  // 0 is not trusted
+  }
 }
 
 }  // namespace oomlens

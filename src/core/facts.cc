@@ -77,9 +77,13 @@ std::vector<FactInfo> BuildRegistry() {
       {"anon_rss_bytes", T::kSize, false, "anonymous resident memory of the killed process"},
       {"file_rss_bytes", T::kSize, false, "file-backed resident memory"},
       {"shmem_rss_bytes", T::kSize, false, "shared-memory resident memory"},
-      {"node_used_bytes", T::kSize, false, "host memory in use on the node (Ray memory monitor)"},
-      {"node_total_bytes", T::kSize, false, "host memory of the node"},
       {"mem_fraction", T::kRatio, false, "XLA_PYTHON_CLIENT_MEM_FRACTION"},
+      {"duplicate_group_bytes", T::kSize, false, "the largest group of identical in-use chunks (N > 1)"},
+      {"context_creation", T::kText, false, "set when the OOM happened while creating a device context"},
+      {"cgroup", T::kText, false, "set when a cgroup / container limit did the kill"},
+      {"oom_killed", T::kText, false, "set when the container runtime reported OOMKilled"},
+      {"evicted", T::kText, false, "set when Kubernetes evicted the pod for node memory pressure"},
+      {"shared_memory", T::kText, false, "set when shared memory (/dev/shm) ran out"},
       // Who printed the event.
       {"replica", T::kIdentity, false, "replica index"},
       {"partition", T::kIdentity, false, "partition index"},
@@ -110,6 +114,8 @@ std::vector<FactInfo> BuildRegistry() {
       {"tensor_bytes", T::kSize, true, "size of the tensor from its shape and dtype"},
       {"allocator_free_bytes", T::kSize, true, "limit - in use (what the allocator had left)"},
       {"other_use_bytes", T::kSize, true, "capacity - free - this process: memory held by others"},
+      {"cached_unallocated_bytes", T::kSize, true,
+       "reserved by the caching allocator but not allocated (read, or reserved - allocated)"},
   };
   std::sort(r.begin(), r.end(), [](const FactInfo& a, const FactInfo& b) { return a.name < b.name; });
   return r;

@@ -70,9 +70,12 @@ void Merge(const Event& e, Incident* incident) {
 }  // namespace
 
 std::string GroupKey(const Event& event) {
-  std::string key = event.kind + '\x1f';
-  auto program = event.facts.find("program");
-  if (program != event.facts.end()) key += program->second.text;
+  std::string key = event.kind;
+  for (const char* name : {"program", "shape"}) {
+    key += '\x1f';
+    auto it = event.facts.find(name);
+    if (it != event.facts.end()) key += it->second.text;
+  }
   for (const char* name : kIdentifyingFacts) {
     key += '\x1f';
     auto it = event.facts.find(name);

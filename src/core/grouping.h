@@ -1,7 +1,9 @@
 // Events -> incidents: the same failure printed by many replicas, partitions,
 // hosts, devices or ranks, or repeated by retries and re-raises, is one incident.
-// Events belong together when kind, program and the sizes that identify the
-// failure (requested, used, limit) agree; other differing numbers make outliers.
+// Events belong together when kind, program, shape and the sizes that identify
+// the failure (requested, used, limit) agree; other differing numbers make
+// outliers (so host OOM kills of several processes are one episode, each kill
+// an outlier with its pid).
 #ifndef OOMLENS_CORE_GROUPING_H_
 #define OOMLENS_CORE_GROUPING_H_
 
