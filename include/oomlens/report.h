@@ -78,6 +78,8 @@ struct Incident {
   std::vector<std::string> excerpt;
   uint64_t excerpt_total = 0;  ///< lines the first occurrence spanned
   std::vector<Allocation> allocations;  ///< of the first occurrence that listed any
+  size_t consequence_of = 0;  ///< 1-based number of the incident this one follows from; 0: a root
+  std::string relation;       ///< how it follows (empty for roots)
 };
 
 /// Something the user should know about: a skipped line, an unreadable file.

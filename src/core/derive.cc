@@ -215,6 +215,7 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   }
   const FactValue* requested = Find(facts, "requested_bytes");
   const FactValue* free = Find(facts, "free_bytes");
+  const FactValue* free_or_chunks = free ? free : Find(facts, "free_chunks_bytes");  // BFC dumps
   const FactValue* capacity = Find(facts, "capacity_bytes");
   const FactValue* largest = Find(facts, "largest_free_bytes");
   if (!largest) largest = Find(facts, "reservable_bytes");
@@ -227,8 +228,8 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   if (requested && capacity && capacity->integer > 0) {
     derived["request_to_capacity_ratio"] = RatioFact(requested->number / capacity->number);
   }
-  if (free && largest && free->integer > 0) {
-    double ratio = std::max(0.0, (free->number - largest->number) / free->number);
+  if (free_or_chunks && largest && free_or_chunks->integer > 0) {
+    double ratio = std::max(0.0, (free_or_chunks->number - largest->number) / free_or_chunks->number);
     derived["fragmentation_ratio"] = RatioFact(ratio);
   }
   Ratio(facts, "exceeded_by_bytes", "used_bytes", "overflow_ratio", &derived);

@@ -35,6 +35,8 @@ constexpr PrefixPattern kPrefixes[] = {
     {R"(\(([\w.-]+ pid=\d+)(?:, ip=[\d.]+)?\)\s?)", Field::kHost},
     {R"(\[(?:pod/)?([A-Za-z][\w.-]*)(?:/[\w.-]+)?\]\s?)", Field::kHost},
     {R"(([A-Za-z][\w.]*[-_]\d+)\s*[:|]\s)", Field::kHost},
+    // docker compose: "service-name   | message"
+    {R"(([A-Za-z][\w.-]*)\s+\|\s)", Field::kHost},
     // Paste wrappers: quotes, bullets, comments, code fences and backticks.
     {R"(>\s?)", Field::kNone},
     {R"([-*+]\s+)", Field::kNone},

@@ -67,6 +67,8 @@ ojson IncidentJson(const Incident& i) {
   j["rule"] = d.best.rule;
   j["alternatives"] = alternatives;
   j["outliers"] = outliers;
+  j["consequence_of"] = i.consequence_of == 0 ? ojson(nullptr) : ojson(i.consequence_of);
+  j["relation"] = i.relation;
   j["excerpt"] = i.excerpt;
   j["excerpt_lines"] = std::max<uint64_t>(i.excerpt_total, i.excerpt.size());
   return j;

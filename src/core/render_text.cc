@@ -167,6 +167,7 @@ void RenderIncident(const Incident& i, size_t number, const Style& style, const 
                      ", first at " + Printable(i.first.input) + ":" + std::to_string(i.first.line);
   row("seen      ", seen);
   row("where     ", WhereLine(i));
+  if (i.consequence_of != 0) row("follows   ", "[" + std::to_string(i.consequence_of) + "]: " + i.relation);
   row("facts     ", FactsLine(i.facts));
   if (!d.evidence.empty()) {
     out << "    " << style.Dim("evidence") << "\n";
@@ -255,8 +256,12 @@ void RenderText(const Report& report, const TextOptions& options, std::ostream& 
   out << style.Bold(Verdict(report)) << "\n";
   for (size_t k = 0; report.incidents.size() > 1 && k < report.incidents.size(); ++k) {
     const Incident& i = report.incidents[k];
-    out << "  " << (i.code.empty() ? i.kind : i.code) << ": " << Printable(i.diagnosis.summary) << " ["
-        << i.diagnosis.best.cause << "]\n";
+    out << "  [" << k + 1 << "] " << (i.code.empty() ? i.kind : i.code) << ": ";
+    if (i.consequence_of != 0) {
+      out << "follows [" << i.consequence_of << "]: " << i.relation << "\n";
+    } else {
+      out << Printable(i.diagnosis.summary) << " [" << i.diagnosis.best.cause << "]\n";
+    }
   }
   for (size_t k = 0; k < report.incidents.size(); ++k) {
     out << "\n";

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/correlate.h"
 #include "core/decide.h"
 #include "core/derive.h"
 #include "core/grouping.h"
@@ -121,6 +122,7 @@ Report Scanner::Finish() {
                        return a.first_input_index < b.first_input_index;
                      return a.first.line < b.first.line;
                    });
+  Correlate(&s.report.incidents);
   if (s.report.problems.size() > kMaxProblems) {
     s.dropped_problems += s.report.problems.size() - kMaxProblems;
     s.report.problems.resize(kMaxProblems);

@@ -24,6 +24,7 @@ const CleanCase kCases[] = {
     {"[worker-3] E1130 12:00:00.123456  1234 file.cc:12] msg", "msg", "worker-3", "E"},
     {"[pod/llm-worker-2/main] msg", "msg", "llm-worker-2", ""},
     {"worker-3: msg", "msg", "worker-3", ""},
+    {"scalellm          | ./entrypoint.sh: line 28: 7 Killed", "./entrypoint.sh: line 28: 7 Killed", "scalellm", ""},
     {"(EngineCore_DP0 pid=344) msg", "msg", "EngineCore_DP0 pid=344", ""},
     {"> `RESOURCE_EXHAUSTED: msg`", "RESOURCE_EXHAUSTED: msg", "", ""},
     {"# RESOURCE_EXHAUSTED: msg", "RESOURCE_EXHAUSTED: msg", "", ""},

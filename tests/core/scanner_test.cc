@@ -186,6 +186,83 @@ TEST_F(ScannerTest, OneDominantAllocationIsNotACapacityProblem) {
   EXPECT_EQ(i.diagnosis.alternatives[0].cause, "aggregate_usage");
 }
 
+TEST_F(ScannerTest, ConsequencesPointAtTheirRoot) {
+  Report r = Scan(
+      "W bfc_allocator.cc:273] Allocator (GPU_0_bfc) ran out of memory trying to allocate 74.16MiB.  Current "
+      "allocation summary follows.\n"
+      "I bfc_allocator.cc:683] Sum Total of in-use chunks: 198.75MiB\n"
+      "W op_kernel.cc:1192] Resource exhausted: OOM when allocating tensor with shape[128,225,225,3]\n"
+      "later, unrelated: Out of memory: Killed process 77 (python) total-vm:100kB, anon-rss:90kB\n");
+  ASSERT_EQ(r.incidents.size(), 3u);
+  EXPECT_EQ(r.incidents[0].kind, "bfc_allocator");
+  EXPECT_EQ(r.incidents[0].consequence_of, 0u);
+  EXPECT_EQ(r.incidents[1].kind, "tf_oom_tensor");
+  EXPECT_EQ(r.incidents[1].consequence_of, 1u);
+  EXPECT_EQ(r.incidents[1].relation, "the same allocation failure, reported by TensorFlow");
+  EXPECT_EQ(r.incidents[2].consequence_of, 0u);  // a host kill is no consequence of a GPU OOM
+}
+
+TEST_F(ScannerTest, TensorSizeIsDerivedFromShapeAndDtype) {
+  Report r = Scan(
+      "Resource exhausted: OOM when allocating tensor with shape[16,112,112,147] and type float on "
+      "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n");
+  ASSERT_EQ(r.incidents.size(), 1u);
+  EXPECT_EQ(r.incidents[0].derived.at("tensor_bytes").integer, 16LL * 112 * 112 * 147 * 4);
+  EXPECT_EQ(r.incidents[0].diagnosis.best.cause, "unknown");  // no allocator numbers: no guess
+}
+
+TEST_F(ScannerTest, PytorchCausesFollowTheNumbers) {
+  struct Case {
+    const char* message;
+    const char* cause;
+  } cases[] = {
+      {"CUDA out of memory. Tried to allocate 1.65 GiB (GPU 1; 7.79 GiB total capacity; 3.53 GiB already "
+       "allocated; 1.40 GiB free; 5.28 GiB reserved in total by PyTorch)", "fragmentation"},
+      {"CUDA out of memory. Tried to allocate 74.00 MiB (GPU 0; 11.91 GiB total capacity; 10.79 GiB already "
+       "allocated; 12.94 MiB free; 11.21 GiB reserved in total by PyTorch)", "aggregate_usage"},
+      {"CUDA out of memory. Tried to allocate 10.73 GiB (GPU 0; 8.00 GiB total capacity; 17.20 GiB already "
+       "allocated; 0 bytes free; 19.15 GiB reserved in total by PyTorch)", "oversize"},
+      {"CUDA out of memory. Tried to allocate 90.00 MiB. GPU 0 has a total capacity of 23.52 GiB of which "
+       "32.06 MiB is free. Process 323138 has 2.16 GiB memory in use. Process 2514068 has 21.30 GiB memory in "
+       "use. Of the allocated memory 1.52 GiB is allocated by PyTorch, and 85.39 MiB is reserved by PyTorch "
+       "but unallocated.", "other_process"},
+  };
+  for (const auto& c : cases) {
+    Report r = Scan(c.message);
+    ASSERT_EQ(r.incidents.size(), 1u) << c.message;
+    EXPECT_EQ(r.incidents[0].diagnosis.best.cause, c.cause) << c.message;
+  }
+}
+
+// Figures computed by hand from the dump's "Free at" / "Chunk at" lines.
+TEST_F(ScannerTest, CompleteBfcDumpFiguresMatchAHandCount) {
+  Scanner scanner(rules_, {});
+  ASSERT_TRUE(scanner.ScanFile(std::string(OOMLENS_SOURCE_DIR) + "/testdata/logs/gpu/bfc_dump_tf1_other_process.log"));
+  Report r = scanner.Finish();
+  ASSERT_EQ(r.incidents.size(), 2u);
+  const Incident& bfc = r.incidents[0];
+  ASSERT_EQ(bfc.kind, "bfc_allocator");
+  EXPECT_EQ(bfc.facts.at("free_chunks_bytes").integer, 69648384 + 1228800 + 2654208 + 3538944);
+  EXPECT_EQ(bfc.facts.at("largest_free_bytes").integer, 69648384);
+  EXPECT_EQ(bfc.facts.at("free_chunk_count").integer, 4);
+  EXPECT_EQ(bfc.facts.at("in_use_chunk_count").integer, 20);
+  EXPECT_EQ(bfc.facts.at("limit_bytes").integer, 285474816);
+  EXPECT_EQ(bfc.facts.at("in_use_bytes").integer, 208404480);
+  EXPECT_EQ(bfc.derived.at("allocator_free_bytes").integer, 285474816 - 208404480);  // = the free chunks
+  EXPECT_NEAR(bfc.derived.at("fragmentation_ratio").number, (77070336.0 - 69648384.0) / 77070336.0, 1e-6);
+  EXPECT_EQ(bfc.facts.at("device_free_at_start_bytes").text, "497.25MiB");  // from the device line before it
+  EXPECT_EQ(bfc.diagnosis.best.cause, "other_process");
+}
+
+TEST_F(ScannerTest, BfcNotAFailureWarningIsNoIncident) {
+  Report r = Scan(
+      "W bfc_allocator.cc:306] Allocator (GPU_0_bfc) ran out of memory trying to allocate 25.15GiB with "
+      "freed_by_count=0. The caller indicates that this is not a failure, but this may mean that there could "
+      "be performance gains if more memory were available.\n");
+  EXPECT_TRUE(r.incidents.empty());
+  EXPECT_TRUE(r.problems.empty());
+}
+
 TEST_F(ScannerTest, JsonIsValidUtf8WhateverTheInput) {
   std::string msg = kSeed;
   msg.replace(msg.find("jit_embedding"), 3, "\xff\xfe\xc3");

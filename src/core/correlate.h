@@ -1,0 +1,20 @@
+// Correlation: which incidents are consequences of an earlier one in the same
+// input (the allocator's failure resurfacing as the framework's error, a kill
+// ending its container). Roots come first; consequences say what they follow.
+#ifndef OOMLENS_CORE_CORRELATE_H_
+#define OOMLENS_CORE_CORRELATE_H_
+
+#include <vector>
+
+#include "oomlens/report.h"
+
+namespace oomlens {
+
+/// Sets consequence_of / relation on incidents that follow a root of a known
+/// chain within a few hundred lines of the same input. Incidents must be in
+/// order of first occurrence.
+void Correlate(std::vector<Incident>* incidents);
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_CORE_CORRELATE_H_
