@@ -329,4 +329,18 @@ void Recognizer::Finish() {
   for (auto& o : by_line) Close(std::move(o));
 }
 
+std::vector<Event> RecognizeText(const RuleData& rules, std::string_view text, bool emit_annotations,
+                                 std::vector<Problem>* problems) {
+  std::vector<Event> events;
+  Recognizer recognizer(rules, [&events](Event&& e) { events.push_back(std::move(e)); }, problems);
+  recognizer.set_emit_annotations(emit_annotations);
+  recognizer.BeginInput("sample", 0);
+  StringSource source(text);
+  LineReader reader(&source);
+  Line line;
+  while (reader.Next(&line)) recognizer.Feed(line);
+  recognizer.Finish();
+  return events;
+}
+
 }  // namespace oomlens

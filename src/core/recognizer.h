@@ -83,6 +83,11 @@ class Recognizer {
   bool emit_annotations_ = false;
 };
 
+/// Recognises every event of text as one whole input named "sample" (rule
+/// samples, tests). Annotations come out as events when emit_annotations.
+std::vector<Event> RecognizeText(const RuleData& rules, std::string_view text, bool emit_annotations,
+                                 std::vector<Problem>* problems);
+
 }  // namespace oomlens
 
 #endif  // OOMLENS_CORE_RECOGNIZER_H_

@@ -3,7 +3,6 @@
 
 #include "core/decide.h"
 #include "core/derive.h"
-#include "core/line_reader.h"
 #include "core/recognizer.h"
 #include "core/rule_data.h"
 #include "oomlens/rules.h"
@@ -55,17 +54,8 @@ bool SampleChecker::Keys(const Sample& s, const std::set<std::string>& allowed) 
 }
 
 std::vector<Event> SampleChecker::Recognize(const std::string& text) {
-  std::vector<Event> events;
-  std::vector<Problem> ignored;
-  Recognizer recognizer(rules_, [&events](Event&& e) { events.push_back(std::move(e)); }, &ignored);
-  recognizer.set_emit_annotations(true);
-  recognizer.BeginInput("sample", 0);
-  StringSource source(text);
-  LineReader reader(&source);
-  Line line;
-  while (reader.Next(&line)) recognizer.Feed(line);
-  recognizer.Finish();
-  return events;
+  std::vector<Problem> ignored;  // a sample's warnings show in its failed expectations
+  return RecognizeText(rules_, text, /*emit_annotations=*/true, &ignored);
 }
 
 // Reads an expected value: a number (bytes) or a string as a log would print it.

@@ -14,16 +14,8 @@ class RecognizerTest : public ::testing::Test {
     ASSERT_TRUE(rules_.LoadBuiltin(&problems));
   }
   std::vector<Event> Recognize(const std::string& text) {
-    std::vector<Event> events;
     problems_.clear();
-    Recognizer r(rules_.data(), [&events](Event&& e) { events.push_back(std::move(e)); }, &problems_);
-    r.BeginInput("t.log", 0);
-    StringSource source(text);
-    LineReader reader(&source);
-    Line line;
-    while (reader.Next(&line)) r.Feed(line);
-    r.Finish();
-    return events;
+    return RecognizeText(rules_.data(), text, /*emit_annotations=*/false, &problems_);
   }
   static std::string Fact(const Event& e, const std::string& name) {
     auto it = e.facts.find(name);
@@ -88,7 +80,7 @@ TEST_F(RecognizerTest, MessageWithoutRequiredFactIsSkippedWithAWarning) {
   EXPECT_TRUE(events.empty());
   ASSERT_EQ(problems_.size(), 1u);
   EXPECT_EQ(FormatProblem(problems_[0]),
-            "t.log:1: a tpu_program_load message without requested_bytes was skipped (cut off or reworded?) "
+            "sample:1: a tpu_program_load message without requested_bytes was skipped (cut off or reworded?) "
             "(help: if this is a real OOM message, add its wording to a signature (see docs/rules.md))");
 }
 
