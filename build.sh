@@ -4,6 +4,8 @@
 #   ./build.sh test   install what is missing, build, run the whole test suite
 #   ./build.sh build  install what is missing and build (build/oomlens)
 #   ./build.sh deps   only install the Debian packages the build needs
+#   ./build.sh hardening  ASan+UBSan build (clang): whole test suite, every bundled and
+#                     corpus log, then each libFuzzer target for FUZZ_SECONDS (default 30)
 # BUILD_DIR (default: build) and BUILD_TYPE (default: RelWithDebInfo) can be set.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -15,8 +17,12 @@ PACKAGES=(g++ make cmake pkg-config libre2-dev nlohmann-json3-dev libcli11-dev l
 say() { printf 'build.sh: %s\n' "$*" >&2; }
 
 install_deps() {
+  install_packages "${PACKAGES[@]}"
+}
+
+install_packages() {
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -36,6 +42,55 @@ build() {
   cmake --build "$BUILD_DIR" -j "$(nproc)"
 }
 
+# Runs the sanitized binary over every log it can find; a sanitizer report fails.
+scan_all_logs() {
+  local bin=$1 logs=() code
+  mapfile -t logs < <(find testdata ../shared/corpus -name '*.log' 2>/dev/null | sort)
+  for log in "${logs[@]}"; do
+    code=0
+    "$bin" --format json "$log" >/dev/null 2>"$bin.stderr" || code=$?
+    if [ "$code" -gt 2 ] || grep -q "runtime error\|AddressSanitizer\|LeakSanitizer" "$bin.stderr"; then
+      say "error: $log: exit $code under sanitizers"; cat "$bin.stderr" >&2; exit 1
+    fi
+  done
+  say "sanitized oomlens read ${#logs[@]} logs cleanly"
+}
+
+run_fuzzers() {
+  local dir=$1 seconds=${FUZZ_SECONDS:-30} seeds="$1/fuzz-seeds"
+  rm -rf "$seeds" && mkdir -p "$seeds"/{scan,size,expr,rules}
+  local n=0 f
+  while IFS= read -r f; do cp "$f" "$seeds/scan/$((n++))_${f##*/}"; done \
+    < <(find testdata ../shared/corpus -name '*.log' -size -256k 2>/dev/null)
+  while IFS= read -r f; do cp "$f" "$seeds/rules/$((n++))_${f##*/}"; done < <(find rules testdata/bad-rules -name '*.json')
+  printf '%s\n' 29.49G 147.64M 0B -2.55G '3.95G (4,237,689,856 bytes)' '2.00GiB (rounded to 2147483648)' \
+    '20.00 MiB' '1024 kB' 9999999999999999999999G | split -l 1 - "$seeds/size/s"
+  printf '%s\n' 'requested_bytes > free_bytes and has(program)' 'requested_bytes / free_bytes < 1.1' \
+    '{requested_bytes - free_bytes:ratio} x' 'max(requested_bytes, 1G) >= 2 * free_bytes or not has(program)' \
+    | split -l 1 - "$seeds/expr/e"
+  for target in scan size expr rules; do
+    mkdir -p "$dir/fuzz-corpus/$target"
+    say "fuzzing ${target}_fuzzer for ${seconds}s"
+    "$dir/${target}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
+      "$dir/fuzz-corpus/$target" "$seeds/$target" 2>"$dir/${target}_fuzzer.log" \
+      || { tail -40 "$dir/${target}_fuzzer.log" >&2; say "error: ${target}_fuzzer found a crash"; exit 1; }
+    grep -E "stat::number_of_executed_units" "$dir/${target}_fuzzer.log" | sed "s/^/build.sh: ${target}_fuzzer /" >&2
+  done
+}
+
+hardening() {
+  install_deps
+  install_packages clang libclang-rt-14-dev
+  local dir=${HARDENING_DIR:-build-hardening}
+  CC=clang CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOOMLENS_SANITIZE=ON \
+    -DOOMLENS_BUILD_FUZZ=ON -DOOMLENS_BUILD_TESTS=ON >/dev/null
+  cmake --build "$dir" -j "$(nproc)"
+  export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+  ctest --test-dir "$dir" --output-on-failure -j "$(nproc)"
+  scan_all_logs "$dir/oomlens"
+  run_fuzzers "$dir"
+}
+
 case "${1:-}" in
   deps) install_deps ;;
   build) build ;;
@@ -49,8 +104,9 @@ case "${1:-}" in
     build
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)"
     ;;
+  hardening) hardening ;;
   *)
-    sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

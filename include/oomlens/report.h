@@ -104,6 +104,7 @@ struct Report {
   std::vector<InputSummary> inputs;
   std::vector<Incident> incidents;  ///< most important first
   std::vector<Problem> problems;
+  bool interrupted = false;  ///< the scan was cancelled before the end of its inputs
 };
 
 /// Formats a problem as "where: message (help: ...)".

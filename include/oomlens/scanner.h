@@ -11,6 +11,7 @@
 #ifndef OOMLENS_SCANNER_H_
 #define OOMLENS_SCANNER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -28,6 +29,9 @@ struct ScanOptions {
   std::string chip;
   /// Longest line read whole; longer lines are cut (with a warning).
   size_t max_line_bytes = 4 * 1024 * 1024;
+  /// Polled while reading; when it turns true the scan stops (Scan* return false
+  /// and the report is marked interrupted). May be null.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// Memory of one device of a known chip ("v4", "v5e", "a100-80" ...), in bytes;

@@ -73,12 +73,17 @@ int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Consol
   }
   ScanOptions scan_options;
   scan_options.chip = o.chip;
+  scan_options.cancel = console.interrupted;
   Scanner scanner(rules, scan_options);
   bool read_all = true;
   for (const auto& f : files) {
     read_all = (f == "-" ? scanner.ScanFd(console.stdin_fd, "<stdin>") : scanner.ScanFile(f)) && read_all;
   }
   Report report = scanner.Finish();
+  if (report.interrupted) {
+    err << "oomlens: interrupted; no report written\n";
+    return kExitInterrupted;
+  }
   if (o.format == "json") {
     RenderJson(report, out);
   } else {
@@ -86,6 +91,8 @@ int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Consol
     text.color = UseColor(o, console);
     RenderText(report, text, out);
   }
+  out.flush();
+  if (!out) return kExitBrokenPipe;  // nobody reads the report any more: stop quietly
   PrintProblems(report.problems, o.quiet, err);
   if (!read_all || HasError(report.problems)) return kExitError;
   return report.incidents.empty() ? kExitNoOom : kExitOomFound;

@@ -2,6 +2,7 @@
 #ifndef OOMLENS_CLI_CLI_H_
 #define OOMLENS_CLI_CLI_H_
 
+#include <atomic>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -13,7 +14,8 @@ enum ExitCode {
   kExitNoOom = 0,        ///< read everything, found no OOM
   kExitOomFound = 1,     ///< at least one OOM incident
   kExitError = 2,        ///< usage, input or rules error
-  kExitInterrupted = 130,
+  kExitInterrupted = 130,  ///< SIGINT
+  kExitBrokenPipe = 141,   ///< the reader of stdout went away (e.g. `| head`)
 };
 
 /// What the CLI may ask of its surroundings; tests fake it.
@@ -22,6 +24,8 @@ struct Console {
   bool stdout_is_terminal = false;
   std::function<const char*(const char*)> getenv = [](const char*) -> const char* { return nullptr; };
   int stdin_fd = 0;
+  /// Set by a SIGINT handler; the scan stops when it turns true. May be null.
+  const std::atomic<bool>* interrupted = nullptr;
 };
 
 /// Runs oomlens with argv; writes the report to out and messages to err.

@@ -49,6 +49,7 @@ constexpr int kMaxPrefixes = 12;  // bounds the loop on adversarial lines
 
 }  // namespace
 
+// Compiled once per process and shared: RE2 objects are safe to use from any thread.
 struct LineCleaner::Patterns {
   std::vector<std::unique_ptr<RE2>> res;
   Patterns() {
@@ -56,9 +57,13 @@ struct LineCleaner::Patterns {
     options.set_log_errors(false);
     for (const auto& p : kPrefixes) res.push_back(std::make_unique<RE2>(p.pattern, options));
   }
+  static const Patterns& Get() {
+    static const Patterns* patterns = new Patterns();  // never destroyed: used until exit
+    return *patterns;
+  }
 };
 
-LineCleaner::LineCleaner() : patterns_(std::make_unique<Patterns>()) {}
+LineCleaner::LineCleaner() : patterns_(&Patterns::Get()) {}
 LineCleaner::~LineCleaner() = default;
 
 std::string StripAnsi(std::string_view text) {

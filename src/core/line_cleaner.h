@@ -43,7 +43,7 @@ class LineCleaner {
 
  private:
   struct Patterns;
-  std::unique_ptr<Patterns> patterns_;
+  const Patterns* patterns_;  // shared, compiled once
   std::string scratch_;
   CleanLine result_;
 };

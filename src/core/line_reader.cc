@@ -26,17 +26,21 @@ long StringSource::Read(char* buf, size_t n, std::string*) {
 }
 
 LineReader::LineReader(ByteSource* source, size_t chunk, size_t max_line)
-    : source_(source), chunk_(chunk), max_line_(max_line), buf_(chunk + max_line) {}
+    : source_(source),
+      chunk_(chunk),
+      max_line_(max_line),
+      buf_(new char[chunk + max_line]),
+      capacity_(chunk + max_line) {}
 
 bool LineReader::Fill() {
   if (eof_) return false;
   if (start_ > 0) {
-    std::memmove(buf_.data(), buf_.data() + start_, end_ - start_);
+    std::memmove(buf_.get(), buf_.get() + start_, end_ - start_);
     end_ -= start_;
     start_ = 0;
   }
-  size_t room = buf_.size() - end_;
-  long got = source_->Read(buf_.data() + end_, std::min(room, chunk_), &error_);
+  size_t room = capacity_ - end_;
+  long got = source_->Read(buf_.get() + end_, std::min(room, chunk_), &error_);
   if (got <= 0) {
     eof_ = true;
     return false;
@@ -48,9 +52,9 @@ bool LineReader::Fill() {
 
 void LineReader::SkipRestOfLine() {
   for (;;) {
-    const char* nl = static_cast<const char*>(std::memchr(buf_.data() + start_, '\n', end_ - start_));
+    const char* nl = static_cast<const char*>(std::memchr(buf_.get() + start_, '\n', end_ - start_));
     if (nl) {
-      size_t skipped = static_cast<size_t>(nl - (buf_.data() + start_)) + 1;
+      size_t skipped = static_cast<size_t>(nl - (buf_.get() + start_)) + 1;
       consumed_ += skipped;
       start_ += skipped;
       return;
@@ -62,7 +66,7 @@ void LineReader::SkipRestOfLine() {
 }
 
 void LineReader::Emit(size_t length, bool truncated, Line* line) {
-  line->text = std::string_view(buf_.data() + start_, length);
+  line->text = std::string_view(buf_.get() + start_, length);
   line->number = ++line_number_;
   line->offset = consumed_;
   line->truncated = truncated;
@@ -79,7 +83,7 @@ bool LineReader::Next(Line* line) {
   }
   size_t scanned = 0;  // bytes of the pending line already searched for '\n'
   for (;;) {
-    const char* base = buf_.data() + start_;
+    const char* base = buf_.get() + start_;
     size_t pending = end_ - start_;
     const char* nl = static_cast<const char*>(std::memchr(base + scanned, '\n', pending - scanned));
     if (nl) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <memory>
 #include <vector>
 
 namespace oomlens {
@@ -70,7 +71,8 @@ class LineReader {
 
   ByteSource* source_;
   size_t chunk_, max_line_;
-  std::vector<char> buf_;
+  std::unique_ptr<char[]> buf_;  // chunk + max_line bytes, uninitialised
+  size_t capacity_;
   size_t start_ = 0, end_ = 0;
   bool eof_ = false;
   bool skip_rest_ = false;  // the last line was cut: drop the rest of it

@@ -115,7 +115,10 @@ std::vector<Allocation> ReadItems(const ItemSpec& items, const std::vector<std::
 }  // namespace
 
 Recognizer::Recognizer(const RuleData& rules, EventSink sink, std::vector<Problem>* problems)
-    : rules_(rules), sink_(std::move(sink)), problems_(problems), prefilter_(rules.literals) {}
+    : rules_(rules),
+      sink_(std::move(sink)),
+      problems_(problems),
+      prefilter_(rules.prefilter ? rules.prefilter : std::make_shared<const Prefilter>(rules.literals)) {}
 
 void Recognizer::BeginInput(const std::string& name, int index) {
   Finish();
@@ -125,7 +128,7 @@ void Recognizer::BeginInput(const std::string& name, int index) {
 }
 
 const Signature* Recognizer::FindStart(std::string_view message) const {
-  if (!prefilter_.MayMatch(message)) return nullptr;
+  if (!prefilter_->MayMatch(message)) return nullptr;
   for (const auto& sig : rules_.signatures) {
     if (sig.start && Contains(*sig.start, message)) return &sig;
   }
@@ -133,7 +136,7 @@ const Signature* Recognizer::FindStart(std::string_view message) const {
 }
 
 void Recognizer::Feed(const Line& line) {
-  if (open_.empty() && !prefilter_.MayMatch(line.text)) return;
+  if (open_.empty() && !prefilter_->MayMatch(line.text)) return;
   const CleanLine& clean = cleaner_.Clean(line.text);
   const std::string& stream = clean.context.host;
   auto it = open_.find(stream);

@@ -74,7 +74,7 @@ class Recognizer {
   const RuleData& rules_;
   EventSink sink_;
   std::vector<Problem>* problems_;
-  Prefilter prefilter_;
+  std::shared_ptr<const Prefilter> prefilter_;
   LineCleaner cleaner_;
   std::map<std::string, Open> open_;  // by stream (host tag)
   std::vector<std::pair<const Signature*, Event>> annotations_;  // waiting for their event

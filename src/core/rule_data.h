@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/expr.h"
+#include "core/prefilter.h"
 #include "core/template.h"
 #include "oomlens/facts.h"
 
@@ -104,6 +105,7 @@ struct RuleData {
   std::vector<Signature> signatures;  // highest priority first, then load order
   std::vector<CauseRule> causes;
   std::vector<std::string> literals;  // union of all signatures' literals
+  std::shared_ptr<const Prefilter> prefilter;  // built from literals after every load
 };
 
 }  // namespace oomlens

@@ -41,6 +41,7 @@ void Reindex(RuleData* data) {
   std::set<std::string> literals;
   for (const auto& s : data->signatures) literals.insert(s.literals.begin(), s.literals.end());
   data->literals.assign(literals.begin(), literals.end());
+  data->prefilter = std::make_shared<const Prefilter>(data->literals);
 }
 
 }  // namespace

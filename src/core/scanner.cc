@@ -46,6 +46,10 @@ struct Scanner::State {
     LineReader reader(source, LineReader::kDefaultChunk, options.max_line_bytes);
     Line line;
     while (reader.Next(&line)) {
+      if (options.cancel && (line.number & 0xfff) == 0 && options.cancel->load(std::memory_order_relaxed)) {
+        report.interrupted = true;
+        break;
+      }
       if (line.truncated) {
         Problem(Problem::Severity::kWarning, name + ":" + std::to_string(line.number),
                 "line longer than " + std::to_string(options.max_line_bytes >> 20) +
@@ -59,8 +63,10 @@ struct Scanner::State {
       }
     }
     recognizer.Finish();
-    InputSummary summary{name, reader.lines_read(), reader.bytes_read(), reader.error().empty()};
+    InputSummary summary{name, reader.lines_read(), reader.bytes_read(),
+                         reader.error().empty() && !report.interrupted};
     report.inputs.push_back(summary);
+    if (report.interrupted) return false;
     if (!reader.error().empty()) {
       Problem(Problem::Severity::kError, name, "read failed after " + std::to_string(reader.bytes_read()) +
                                                    " bytes: " + reader.error(),
