@@ -1,0 +1,233 @@
+// The bad-input table of docs/reliability.md: every row runs the real CLI
+// in-process and checks the exit code, the message, and that the good part of
+// the input (a known OOM placed after the bad part) is still reported.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli.h"
+
+namespace oomlens {
+namespace {
+
+const char kSeed[] =
+    "RESOURCE_EXHAUSTED: Error loading program 'jit_seed': Attempting to reserve 29.49G at the bottom of "
+    "memory. That was not possible. There are 147.64M free, 0B reserved, and 147.64M reservable.\n";
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+class BadInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/oomlens-bad-input-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+
+  std::string Write(const std::string& name, const std::string& content) {
+    std::string path = dir_ + "/" + name;
+    std::ofstream(path, std::ios::binary) << content;
+    return path;
+  }
+  Result Run(std::vector<std::string> args, Console console = {}) {
+    args.insert(args.begin(), "oomlens");
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    std::ostringstream out, err;
+    int code = RunCli(static_cast<int>(argv.size()), argv.data(), out, err, console);
+    return {code, out.str(), err.str()};
+  }
+  // Runs a log in JSON and checks that the JSON parses and the seed incident is there.
+  Result RunLog(const std::string& content) {
+    Result r = Run({"--format", "json", Write("input.log", content)});
+    EXPECT_TRUE(nlohmann::json::accept(r.out)) << "invalid JSON";
+    return r;
+  }
+  static bool FoundSeed(const Result& r) { return r.out.find("\"program\": \"jit_seed\"") != std::string::npos; }
+
+  std::string dir_;
+};
+
+TEST_F(BadInput, EmptyInput) {
+  Result r = Run({Write("empty.log", "")});
+  EXPECT_EQ(r.code, kExitNoOom);
+  EXPECT_NE(r.out.find("no OOM found"), std::string::npos);
+}
+
+TEST_F(BadInput, BinaryJunkAndNulBytes) {
+  std::string junk;
+  for (int i = 0; i < 65536; ++i) junk += static_cast<char>((i * 2654435761u) >> 24);
+  Result r = RunLog(junk + "\n" + std::string("a\0b\0c", 5) + "\n" + kSeed);
+  EXPECT_EQ(r.code, kExitOomFound);
+  EXPECT_TRUE(FoundSeed(r));
+}
+
+TEST_F(BadInput, InvalidUtf8StaysValidJson) {
+  std::string msg = kSeed;
+  msg.replace(msg.find("jit_seed"), 8, "jit_\xff\xfe\xc3");
+  Result r = RunLog(msg + kSeed);
+  EXPECT_EQ(r.code, kExitOomFound);
+  EXPECT_NE(r.out.find("jit_\xef\xbf\xbd"), std::string::npos);  // U+FFFD
+  EXPECT_TRUE(FoundSeed(r));
+}
+
+TEST_F(BadInput, GiantLineIsCutWithAWarning) {
+  Result r = RunLog(std::string(64 << 20, 'x') + "\n" + kSeed);
+  EXPECT_EQ(r.code, kExitOomFound);
+  EXPECT_NE(r.err.find(":1: line longer than 4 MiB; only its start was read"), std::string::npos) << r.err;
+  EXPECT_TRUE(FoundSeed(r));
+}
+
+TEST_F(BadInput, TenMillionShortLines) {
+  std::string many;
+  many.reserve(20000000 + sizeof kSeed);
+  for (int i = 0; i < 10000000; ++i) many += "x\n";
+  Result r = RunLog(many + kSeed);
+  EXPECT_EQ(r.code, kExitOomFound);
+  EXPECT_NE(r.out.find("\"line\": 10000001"), std::string::npos);
+}
+
+TEST_F(BadInput, InterleavedHalvesOfTwoMessages) {
+  Result r = RunLog(
+      "[host-a] RESOURCE_EXHAUSTED: Error loading program 'jit_a': Attempting to reserve\n"
+      "[host-b] RESOURCE_EXHAUSTED: Error loading program 'jit_b': Attempting to reserve\n"
+      "[host-a] 2.00G at the bottom of memory. That was not possible. There are 1.00G free.\n"
+      "[host-b] 3.00G at the bottom of memory. That was not possible. There are 1.00G free.\n");
+  EXPECT_EQ(r.code, kExitOomFound);
+  EXPECT_NE(r.out.find("\"program\": \"jit_a\""), std::string::npos);
+  EXPECT_NE(r.out.find("\"program\": \"jit_b\""), std::string::npos);
+}
+
+TEST_F(BadInput, MessageCutBeforeItsNumber) {
+  Result r = RunLog(std::string(kSeed) + "RESOURCE_EXHAUSTED: Error loading program 'jit_cut': Attempting to reserve");
+  EXPECT_EQ(r.code, kExitOomFound);
+  EXPECT_NE(r.err.find("a tpu_program_load message without requested_bytes was skipped"), std::string::npos);
+  EXPECT_TRUE(FoundSeed(r));
+}
+
+TEST_F(BadInput, DumpCutMidEntry) {
+  Result r = RunLog(
+      "Ran out of memory in memory space hbm. Used 9.00G of 8.00G hbm. Exceeded hbm capacity by 1.00G.\n"
+      "  Largest program allocations in hbm:\n"
+      "  1. Size: 2.00G\n"
+      "     Shape: f32[8,128]{1,0}\n"
+      "  2. Size: 1.0");
+  EXPECT_EQ(r.code, kExitOomFound);
+  auto doc = nlohmann::json::parse(r.out);
+  auto allocations = doc["incidents"][0]["allocations"];
+  ASSERT_EQ(allocations.size(), 2u);
+  EXPECT_EQ(allocations[0]["shape"], "f32[8,128]{1,0}");
+  EXPECT_EQ(allocations[1].count("shape"), 0u);  // never invented
+}
+
+TEST_F(BadInput, AbsurdNegativeAndNonNumbers) {
+  Result r = RunLog(
+      "Error allocating device buffer: Attempting to allocate 9999999999999999999999G. That was not "
+      "possible. There are 1.00G free.\n"
+      "Error allocating device buffer: Attempting to allocate nanG. That was not possible. There are "
+      "infG free.\n"
+      "Error allocating device buffer: Attempting to allocate 1.00G. That was not possible. There are "
+      "-5.00G free.\n" +
+      std::string(kSeed));
+  EXPECT_EQ(r.code, kExitOomFound);
+  EXPECT_NE(r.err.find("ignored requested_bytes: '9999999999999999999999G' is too large to be a byte count"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("\"free_bytes\": -5368709120"), std::string::npos);  // read as printed
+  EXPECT_TRUE(FoundSeed(r));
+}
+
+TEST_F(BadInput, MissingFileDirectoryAndFifo) {
+  std::string fifo = dir_ + "/pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&fifo] { std::ofstream(fifo) << kSeed; });
+  Result r = Run({"--format", "json", dir_ + "/missing.log", dir_, fifo});
+  writer.join();
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_NE(r.err.find("missing.log: No such file or directory (help: check the path)"), std::string::npos);
+  EXPECT_NE(r.err.find(": is a directory (help: give the log files inside it"), std::string::npos);
+  EXPECT_TRUE(FoundSeed(r));  // the FIFO was read
+}
+
+TEST_F(BadInput, StdinClosedEarly) {
+  Console console;
+  console.stdin_fd = ::open("/dev/null", O_RDONLY);
+  ::close(console.stdin_fd);  // now a closed descriptor
+  Result r = Run({"-"}, console);
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_NE(r.err.find("<stdin>: read failed after 0 bytes: Bad file descriptor"), std::string::npos) << r.err;
+}
+
+TEST_F(BadInput, BrokenRuleFilesAreReportedTogether) {
+  std::string rules = dir_ + "/rules";
+  ::mkdir(rules.c_str(), 0700);
+  Write("rules/a_bad_json.json", "{\"version\": 1,");
+  Write("rules/b_unknown_key.json", R"j({"version": 1, "signatures": [{"id": "x", "kind": "k", "colour": 1}]})j");
+  Write("rules/c_unknown_fact.json",
+        R"j({"version": 1, "causes": [{"id": "c", "cause": "oversize", "confidence": 0.5, "when": "bogus > 1", "summary": "s"}]})j");
+  Write("rules/d_no_groups.json",
+        R"j({"version": 1, "signatures": [{"id": "y", "kind": "k", "literals": ["Y"], "start": "Y", "facts": ["Y (\\d+)"]}]})j");
+  Result r = Run({"rules", "check", rules});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_NE(r.err.find("a_bad_json.json:1:15: invalid JSON"), std::string::npos);
+  EXPECT_NE(r.err.find("b_unknown_key.json:1:66: /signatures/0/colour: unknown key 'colour'"), std::string::npos);
+  EXPECT_NE(r.err.find("c_unknown_fact.json:1:87: /causes/0/when: bad expression at column 1 of 'bogus > 1'"),
+            std::string::npos);
+  EXPECT_NE(r.err.find("d_no_groups.json:1:99: /signatures/0/facts/0: pattern captures no fact"), std::string::npos);
+}
+
+TEST_F(BadInput, DivisionByZeroInARuleNeverFires) {
+  std::string rules = dir_ + "/zero";
+  ::mkdir(rules.c_str(), 0700);
+  Write("zero/div.json", R"j({"version": 1, "causes": [{"id": "div", "cause": "oversize", "confidence": 1.0,
+    "kinds": ["tpu_buffer_alloc"], "when": "requested_bytes / free_bytes > 2", "summary": "ratio {requested_bytes / free_bytes:ratio}",
+    "samples": [{"facts": {"requested_bytes": "1G", "free_bytes": "0B"}, "expect": false}]}]})j");
+  Result check = Run({"rules", "check", rules});
+  EXPECT_EQ(check.code, kExitNoOom) << check.err;
+  Result r = Run({"--format", "json", "--rules", rules,
+                  Write("zero.log", "Error allocating device buffer: Attempting to allocate 1.00G. That was not "
+                                    "possible. There are 0B free.\n")});
+  EXPECT_EQ(r.code, kExitOomFound);
+  EXPECT_EQ(r.out.find("\"rule\": \"div\""), std::string::npos);  // absent, not infinite
+}
+
+TEST_F(BadInput, AThousandRulesLoadAndCheck) {
+  std::string doc = R"({"version": 1, "signatures": [)";
+  for (int i = 0; i < 1000; ++i) {
+    std::string id = std::to_string(i);
+    std::string entry = R"j({"id": "genID", "kind": "gen", "literals": ["GenOomID:"], "start": "GenOomID:",
+      "facts": ["GenOomID: wanted (?P<requested_bytes>{size})"],
+      "samples": [{"text": "GenOomID: wanted 1G", "expect": {"requested_bytes": "1G"}}]})j";
+    for (size_t pos = entry.find("ID"); pos != std::string::npos; pos = entry.find("ID", pos)) {
+      entry.replace(pos, 2, id);
+    }
+    doc += (i ? "," : "") + entry;
+  }
+  doc += "]}";
+  std::string rules = dir_ + "/many";
+  ::mkdir(rules.c_str(), 0700);
+  Write("many/many.json", doc);
+  Result check = Run({"rules", "check", rules});
+  EXPECT_EQ(check.code, kExitNoOom) << check.err.substr(0, 500);
+  Result r = Run({"--rules", rules, Write("gen.log", "GenOom999: wanted 2G\n" + std::string(kSeed))});
+  EXPECT_EQ(r.code, kExitOomFound);
+  EXPECT_NE(r.out.find("2 OOM incidents"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace oomlens
