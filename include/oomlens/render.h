@@ -23,6 +23,24 @@ void RenderText(const Report& report, const TextOptions& options, std::ostream& 
 /// JSON document, schema version 1 (docs/json-output.md). Always valid UTF-8.
 void RenderJson(const Report& report, std::ostream& out);
 
+/// JSON Lines: one incident per line (compact), for log pipelines and warehouses.
+void RenderJsonl(const Report& report, std::ostream& out);
+
+/// A Markdown report for $GITHUB_STEP_SUMMARY or merge-request comments: a table
+/// of incidents, then evidence, advice and excerpts in collapsible sections.
+/// Never longer than max_bytes (details are dropped first, then rows).
+void RenderMarkdown(const Report& report, std::ostream& out, size_t max_bytes = 1000 * 1000);
+
+/// GitHub Actions workflow commands (::error ...). At most 10 annotations (the
+/// runner's limit per step): with more incidents the tenth summarises the rest.
+void RenderGithub(const Report& report, std::ostream& out);
+
+/// SARIF 2.1.0: one result per incident, rule ids = cause rules.
+void RenderSarif(const Report& report, std::ostream& out);
+
+/// GitLab Code Quality JSON, with fingerprints stable across runs.
+void RenderGitlab(const Report& report, std::ostream& out);
+
 /// "0-255 (256)", "0,2,4-6 (5)", "34".
 std::string FormatIdSet(const std::set<int64_t>& ids);
 

@@ -68,6 +68,7 @@ struct Incident {
   std::string kind, code, title, signature;
   uint64_t occurrences = 0;
   Location first;
+  std::string first_who;  ///< who printed the first occurrence ("host h, partition 3"), may be empty
   int first_input_index = 0;
   std::set<int64_t> replicas, partitions, ranks;
   std::set<std::string> hosts, devices;

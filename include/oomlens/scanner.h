@@ -40,6 +40,14 @@ std::optional<int64_t> ChipCapacity(const std::string& chip);
 /// The chip names ChipCapacity knows, comma-separated, for help texts.
 std::string KnownChips();
 
+/// The host a file's path names: group 1 of pattern (RE2 syntax) matched in path,
+/// or "" when it does not match. Returns false and sets *error for a bad pattern.
+bool HostFromPath(const std::string& path, const std::string& pattern, std::string* host, std::string* error);
+
+/// The file name without its directory and log/compression extensions:
+/// "logs/worker-3.log.gz" -> "worker-3".
+std::string FileStem(const std::string& path);
+
 class Scanner {
  public:
   /// rules must outlive the scanner.
@@ -48,11 +56,13 @@ class Scanner {
   Scanner(const Scanner&) = delete;
   Scanner& operator=(const Scanner&) = delete;
 
-  /// Scans a file ("-" is stdin). Returns false when it could not be read
-  /// (the report's problems say why); what was read before an error counts.
-  bool ScanFile(const std::string& path);
+  /// Scans a file ("-" is stdin); gzip and zstd are decompressed. Returns false
+  /// when it could not be read (the report's problems say why); what was read
+  /// before an error counts. host names the machine of events whose lines carry
+  /// no host tag (may be empty).
+  bool ScanFile(const std::string& path, const std::string& host = "");
   /// Scans an open descriptor until its end; does not close it.
-  bool ScanFd(int fd, const std::string& name);
+  bool ScanFd(int fd, const std::string& name, const std::string& host = "");
   /// Scans text held in memory (a paste).
   void ScanText(std::string_view text, const std::string& name);
 

@@ -40,11 +40,11 @@ void AddIdentity(const Event& e, Incident* incident) {
   if (!e.device.empty()) incident->devices.insert(e.device);
 }
 
-// Compares e's facts with the incident's; records an outlier when they differ
+// Compares facts with the incident's; records an outlier when they differ
 // beyond rounding, and merges facts the incident lacks or has less precisely.
-void Merge(const Event& e, Incident* incident) {
+void Merge(const Facts& facts, const Location& where, const std::string& who, Incident* incident) {
   Outlier outlier;
-  for (const auto& [name, value] : e.facts) {
+  for (const auto& [name, value] : facts) {
     auto it = incident->facts.find(name);
     if (it == incident->facts.end()) {
       incident->facts[name] = value;
@@ -62,8 +62,8 @@ void Merge(const Event& e, Incident* incident) {
     }
   }
   if (outlier.differences.empty() || incident->outliers.size() >= kMaxOutliers) return;
-  outlier.where = e.where;
-  outlier.who = Who(e);
+  outlier.where = where;
+  outlier.who = who;
   incident->outliers.push_back(std::move(outlier));
 }
 
@@ -95,6 +95,7 @@ void IncidentGrouper::Add(Event&& event) {
     incident.signature = event.signature;
     incident.occurrences = 1;
     incident.first = event.where;
+    incident.first_who = Who(event);
     incident.first_input_index = event.input_index;
     incident.facts = std::move(event.facts);
     incident.excerpt = std::move(event.excerpt);
@@ -109,7 +110,22 @@ void IncidentGrouper::Add(Event&& event) {
   ++incident.occurrences;
   AddIdentity(event, &incident);
   if (incident.allocations.empty()) incident.allocations = std::move(event.allocations);
-  Merge(event, &incident);
+  Merge(event.facts, event.where, Who(event), &incident);
+}
+
+void MergeIncident(Incident&& from, Incident* into) {
+  into->occurrences += from.occurrences;
+  into->replicas.insert(from.replicas.begin(), from.replicas.end());
+  into->partitions.insert(from.partitions.begin(), from.partitions.end());
+  into->ranks.insert(from.ranks.begin(), from.ranks.end());
+  into->hosts.insert(from.hosts.begin(), from.hosts.end());
+  into->devices.insert(from.devices.begin(), from.devices.end());
+  if (into->allocations.empty()) into->allocations = std::move(from.allocations);
+  Merge(from.facts, from.first, from.first_who, into);
+  for (auto& outlier : from.outliers) {
+    if (into->outliers.size() >= kMaxOutliers) break;
+    into->outliers.push_back(std::move(outlier));
+  }
 }
 
 std::vector<Incident> IncidentGrouper::Take() {

@@ -30,6 +30,10 @@ class IncidentGrouper {
 /// The key events are grouped by.
 std::string GroupKey(const Event& event);
 
+/// Folds an incident of a later input into one of the same key: counts and
+/// identity sets add up; differing numbers become outliers.
+void MergeIncident(Incident&& from, Incident* into);
+
 }  // namespace oomlens
 
 #endif  // OOMLENS_CORE_GROUPING_H_

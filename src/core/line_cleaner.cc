@@ -37,6 +37,8 @@ constexpr PrefixPattern kPrefixes[] = {
     {R"(([A-Za-z][\w.]*[-_]\d+)\s*[:|]\s)", Field::kHost},
     // docker compose: "service-name   | message"
     {R"(([A-Za-z][\w.-]*)\s+\|\s)", Field::kHost},
+    // CI log markers: GitHub Actions "##[group]", "##[error]" ...
+    {R"(##\[(?:group|endgroup|error|warning|notice|debug|command|section)\]\s?)", Field::kNone},
     // Paste wrappers: quotes, bullets, comments, code fences and backticks.
     {R"(>\s?)", Field::kNone},
     {R"([-*+]\s+)", Field::kNone},

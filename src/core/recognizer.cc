@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/signature_patterns.h"
+#include "core/unwrap.h"
 #include "oomlens/size.h"
 
 namespace oomlens {
@@ -120,11 +121,12 @@ Recognizer::Recognizer(const RuleData& rules, EventSink sink, std::vector<Proble
       problems_(problems),
       prefilter_(rules.prefilter ? rules.prefilter : std::make_shared<const Prefilter>(rules.literals)) {}
 
-void Recognizer::BeginInput(const std::string& name, int index) {
+void Recognizer::BeginInput(const std::string& name, int index, const std::string& default_host) {
   Finish();
   annotations_.clear();
   input_ = name;
   input_index_ = index;
+  default_host_ = default_host;
 }
 
 const Signature* Recognizer::FindStart(std::string_view message) const {
@@ -136,8 +138,24 @@ const Signature* Recognizer::FindStart(std::string_view message) const {
 }
 
 void Recognizer::Feed(const Line& line) {
-  if (open_.empty() && !prefilter_->MayMatch(line.text)) return;
-  const CleanLine& clean = cleaner_.Clean(line.text);
+  std::string_view text = line.text;
+  bool complete = true;
+  if (UnwrapCri(text, &cri_partial_, &unwrapped_, &complete)) {
+    if (!complete) return;  // wait for the rest of the line
+    text = unwrapped_;
+  }
+  if (open_.empty() && !prefilter_->MayMatch(text)) return;
+  std::string host;
+  if (!text.empty() && (text.front() == '{' || text.front() == ' ') && UnwrapJson(text, &payload_lines_, &host)) {
+    for (const auto& payload : payload_lines_) FeedLogical(payload, line.number, host);
+    return;
+  }
+  FeedLogical(text, line.number, "");
+}
+
+void Recognizer::FeedLogical(std::string_view text, uint64_t number, const std::string& host) {
+  CleanLine clean = cleaner_.Clean(text);  // a copy: the cleaner's buffer is reused below
+  if (clean.context.host.empty()) clean.context.host = host;
   const std::string& stream = clean.context.host;
   auto it = open_.find(stream);
   if (it != open_.end()) {
@@ -145,7 +163,7 @@ void Recognizer::Feed(const Line& line) {
     Close(std::move(it->second));
     open_.erase(it);
   }
-  if (const Signature* sig = FindStart(clean.message)) OpenMessage(sig, clean, line.number);
+  if (const Signature* sig = FindStart(clean.message)) OpenMessage(sig, clean, number);
 }
 
 void Recognizer::OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number) {
@@ -258,7 +276,7 @@ void Recognizer::Close(Open&& open) {
   event.title = sig.title;
   event.where = open.where;
   event.input_index = input_index_;
-  event.host = open.context.host;
+  event.host = open.context.host.empty() ? default_host_ : open.context.host;
   event.rank = open.context.rank;
   for (const auto& pattern : sig.facts) {
     MatchFacts(pattern, open.text,

@@ -33,8 +33,9 @@ class Recognizer {
  public:
   Recognizer(const RuleData& rules, EventSink sink, std::vector<Problem>* problems);
 
-  /// Starts a new input; closes what the previous one left open.
-  void BeginInput(const std::string& name, int index);
+  /// Starts a new input; closes what the previous one left open. default_host
+  /// names the machine of events whose lines carry no host tag.
+  void BeginInput(const std::string& name, int index, const std::string& default_host = "");
   /// Feeds one raw line of the current input.
   void Feed(const Line& line);
   /// Closes every open message (end of input).
@@ -61,6 +62,7 @@ class Recognizer {
   };
   enum class Step { kJoined, kClosed };
 
+  void FeedLogical(std::string_view text, uint64_t number, const std::string& host);
   const Signature* FindStart(std::string_view message) const;
   void OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number);
   Step Continue(Open* open, const CleanLine& line);
@@ -79,6 +81,9 @@ class Recognizer {
   std::map<std::string, Open> open_;  // by stream (host tag)
   std::vector<std::pair<const Signature*, Event>> annotations_;  // waiting for their event
   std::string input_;
+  std::string default_host_;
+  std::string cri_partial_, unwrapped_;  // CRI 'P' lines waiting for their 'F'; scratch
+  std::vector<std::string> payload_lines_;
   int input_index_ = 0;
   bool emit_annotations_ = false;
 };

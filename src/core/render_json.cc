@@ -1,7 +1,9 @@
 #include <algorithm>
+#include <cstdio>
 
 #include <nlohmann/json.hpp>
 
+#include "core/render_json.h"
 #include "oomlens/render.h"
 
 namespace oomlens {
@@ -26,6 +28,8 @@ ojson FactsJson(const Facts& facts) {
   return out;
 }
 
+}  // namespace
+
 ojson IncidentJson(const Incident& i) {
   const Diagnosis& d = i.diagnosis;
   ojson printed = ojson::object();
@@ -46,7 +50,7 @@ ojson IncidentJson(const Incident& i) {
   j["code"] = i.code;
   j["title"] = i.title;
   j["occurrences"] = i.occurrences;
-  j["first"] = {{"input", i.first.input}, {"line", i.first.line}};
+  j["first"] = {{"input", i.first.input}, {"line", i.first.line}, {"who", i.first_who}};
   j["replicas"] = i.replicas;
   j["partitions"] = i.partitions;
   j["hosts"] = i.hosts;
@@ -74,7 +78,25 @@ ojson IncidentJson(const Incident& i) {
   return j;
 }
 
-}  // namespace
+std::string Fingerprint(const Incident& i) {
+  std::string key = i.kind + "|" + i.diagnosis.best.cause;
+  for (const char* name : {"program", "shape", "requested_bytes", "used_bytes", "limit_bytes"}) {
+    auto it = i.facts.find(name);
+    key += "|" + (it == i.facts.end() ? std::string() : it->second.text);
+  }
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a, 64 bits
+  for (unsigned char c : key) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(hash));
+  return buf;
+}
+
+std::string Dump(const ojson& j, int indent) {
+  return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
+}
 
 const char* Version() { return OOMLENS_VERSION; }
 
@@ -99,7 +121,7 @@ void RenderJson(const Report& report, std::ostream& out) {
   }
   doc["problems"] = problems;
   // Invalid UTF-8 from the log becomes U+FFFD, so the document is always valid.
-  out << doc.dump(2, ' ', false, ojson::error_handler_t::replace) << "\n";
+  out << Dump(doc, 2) << "\n";
 }
 
 }  // namespace oomlens

@@ -4,11 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include "core/correlate.h"
+#include "core/decompress.h"
 #include "core/decide.h"
 #include "core/derive.h"
 #include "core/grouping.h"
@@ -40,9 +43,9 @@ struct Scanner::State {
         oomlens::Problem{severity, std::move(where), std::move(message), std::move(help)});
   }
 
-  bool Scan(ByteSource* source, const std::string& name) {
+  bool Scan(ByteSource* source, const std::string& name, const std::string& host) {
     int index = static_cast<int>(report.inputs.size());
-    recognizer.BeginInput(name, index);
+    recognizer.BeginInput(name, index, host);
     LineReader reader(source, LineReader::kDefaultChunk, options.max_line_bytes);
     Line line;
     while (reader.Next(&line)) {
@@ -81,18 +84,20 @@ Scanner::Scanner(const RuleSet& rules, ScanOptions options)
     : state_(std::make_unique<State>(rules, std::move(options))) {}
 Scanner::~Scanner() = default;
 
-bool Scanner::ScanFd(int fd, const std::string& name) {
-  FdSource source(fd);
-  return state_->Scan(&source, name);
+bool Scanner::ScanFd(int fd, const std::string& name, const std::string& host) {
+  FdSource raw(fd);
+  std::string format;
+  std::unique_ptr<ByteSource> source = OpenDecompressing(&raw, &format);
+  return state_->Scan(source.get(), name, host);
 }
 
 void Scanner::ScanText(std::string_view text, const std::string& name) {
   StringSource source(text);
-  state_->Scan(&source, name);
+  state_->Scan(&source, name, "");
 }
 
-bool Scanner::ScanFile(const std::string& path) {
-  if (path == "-") return ScanFd(STDIN_FILENO, "<stdin>");
+bool Scanner::ScanFile(const std::string& path, const std::string& host) {
+  if (path == "-") return ScanFd(STDIN_FILENO, "<stdin>", host);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
@@ -105,13 +110,36 @@ bool Scanner::ScanFile(const std::string& path) {
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     ::close(fd);
     state_->Problem(Problem::Severity::kError, path, "is a directory",
-                    "give the log files inside it (e.g. " + path + "/*.log)");
+                    "give the log files inside it (e.g. " + path + "/*.log), or -r to read it recursively");
     state_->report.inputs.push_back(InputSummary{path, 0, 0, false});
     return false;
   }
-  bool ok = ScanFd(fd, path);
+  bool ok = ScanFd(fd, path, host);
   ::close(fd);
   return ok;
+}
+
+bool HostFromPath(const std::string& path, const std::string& pattern, std::string* host, std::string* error) {
+  RE2::Options options;
+  options.set_log_errors(false);
+  RE2 re(pattern, options);
+  if (!re.ok() || re.NumberOfCapturingGroups() < 1) {
+    *error = re.ok() ? "the pattern needs a capturing group, e.g. 'worker-(\\d+)'" : re.error();
+    return false;
+  }
+  std::string captured;
+  *host = RE2::PartialMatch(path, re, &captured) ? captured : "";
+  return true;
+}
+
+std::string FileStem(const std::string& path) {
+  std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  for (const char* ext : {".gz", ".zst", ".zstd", ".log", ".txt", ".json", ".jsonl", ".out", ".err"}) {
+    std::string e = ext;
+    if (name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0)
+      name.resize(name.size() - e.size());
+  }
+  return name;
 }
 
 Report Scanner::Finish() {

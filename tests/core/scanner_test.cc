@@ -131,7 +131,7 @@ TEST_F(ScannerTest, UnreadableInputsAreProblemsNotCrashes) {
   Report r = scanner.Finish();
   ASSERT_EQ(r.problems.size(), 2u);
   EXPECT_EQ(FormatProblem(r.problems[0]), "/nonexistent/oomlens.log: No such file or directory (help: check the path)");
-  EXPECT_EQ(FormatProblem(r.problems[1]), "/: is a directory (help: give the log files inside it (e.g. //*.log))");
+  EXPECT_EQ(FormatProblem(r.problems[1]), "/: is a directory (help: give the log files inside it (e.g. //*.log), or -r to read it recursively)");
   EXPECT_EQ(r.incidents.size(), 1u);  // the other input is still reported
 }
 

@@ -1,0 +1,244 @@
+#include "cli/commands.h"
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "oomlens/merge.h"
+#include "oomlens/render.h"
+#include "oomlens/rules.h"
+#include "oomlens/scanner.h"
+
+namespace oomlens {
+namespace {
+
+const char* const kCauses[] = {"oversize",    "fragmentation", "leak",         "program_eviction", "aggregate_usage",
+                               "unexpectedly_large_allocation", "vmem", "sparsecore", "other_process",
+                               "preallocation", "host_memory", "container_limit", "unknown"};
+
+void PrintProblems(const std::vector<Problem>& problems, bool quiet, std::ostream& err) {
+  for (const auto& p : problems) {
+    bool error = p.severity == Problem::Severity::kError;
+    if (quiet && !error) continue;
+    err << "oomlens: " << (error ? "error: " : "warning: ") << FormatProblem(p) << "\n";
+  }
+}
+
+bool HasError(const std::vector<Problem>& problems) {
+  for (const auto& p : problems)
+    if (p.severity == Problem::Severity::kError) return true;
+  return false;
+}
+
+std::vector<std::string> Split(const std::string& spec) {
+  std::vector<std::string> out;
+  std::stringstream in(spec);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// Loads the built-in rules (unless disabled) and then each --rules folder.
+bool LoadRules(const Options& o, const std::vector<std::string>& extra, RuleSet* rules,
+               std::vector<Problem>* problems) {
+  bool ok = o.no_builtin || rules->LoadBuiltin(problems);
+  for (const auto& dir : o.rule_dirs) ok = rules->LoadDirectory(dir, problems) && ok;
+  for (const auto& dir : extra) ok = rules->LoadDirectory(dir, problems) && ok;
+  return ok;
+}
+
+bool UseColor(const Options& o, const Console& console) {
+  if (o.color == "always") return true;
+  if (o.color == "never") return false;
+  const char* no_color = console.getenv("NO_COLOR");
+  const char* term = console.getenv("TERM");
+  return console.stdout_is_terminal && !(no_color && *no_color) && !(term && std::string(term) == "dumb");
+}
+
+// Whether the report fails the run under --fail-on: "oom" (any incident),
+// "never", or a list of causes and kinds.
+bool Fails(const Report& report, const std::string& spec) {
+  if (spec == "never") return false;
+  if (spec == "oom") return !report.incidents.empty();
+  std::vector<std::string> wanted = Split(spec);
+  for (const auto& i : report.incidents) {
+    for (const auto& w : wanted)
+      if (w == i.diagnosis.best.cause || w == i.kind) return true;
+  }
+  return false;
+}
+
+void Render(const Options& o, const Report& report, std::ostream& out, const Console& console) {
+  if (o.format == "json") return RenderJson(report, out);
+  if (o.format == "jsonl") return RenderJsonl(report, out);
+  if (o.format == "markdown") return RenderMarkdown(report, out);
+  if (o.format == "github") return RenderGithub(report, out);
+  if (o.format == "sarif") return RenderSarif(report, out);
+  if (o.format == "gitlab") return RenderGitlab(report, out);
+  TextOptions text;
+  text.color = UseColor(o, console);
+  RenderText(report, text, out);
+}
+
+// Renders, prints problems and turns the outcome into the exit code.
+int Finish(const Options& o, Report report, bool read_all, std::ostream& out, std::ostream& err,
+           const Console& console) {
+  if (report.interrupted) {
+    err << "oomlens: interrupted; no report written\n";
+    return kExitInterrupted;
+  }
+  bool fails = Fails(report, o.fail_on);
+  size_t total = report.incidents.size();
+  if (o.max_incidents > 0 && total > static_cast<size_t>(o.max_incidents)) {
+    report.incidents.resize(static_cast<size_t>(o.max_incidents));
+    err << "oomlens: showing " << o.max_incidents << " of " << total << " incidents (--max-incidents)\n";
+  }
+  Render(o, report, out, console);
+  out.flush();
+  if (!out) return kExitBrokenPipe;  // nobody reads the report any more: stop quietly
+  PrintProblems(report.problems, o.quiet, err);
+  if (!read_all || HasError(report.problems)) return kExitError;
+  return fails ? kExitOomFound : kExitNoOom;
+}
+
+// Scans files one per worker thread, then merges the reports in input order.
+Report ScanParallel(const std::vector<InputFile>& files, const RuleSet& rules, const ScanOptions& options,
+                    int jobs, const Console& console, bool* read_all) {
+  std::vector<Report> parts(files.size());
+  std::vector<char> ok(files.size(), 0);
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t k = next++; k < files.size(); k = next++) {
+      Scanner scanner(rules, options);
+      const InputFile& f = files[k];
+      ok[k] = f.path == "-" ? scanner.ScanFd(console.stdin_fd, "<stdin>", f.host) : scanner.ScanFile(f.path, f.host);
+      parts[k] = scanner.Finish();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < jobs; ++t) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  for (char k : ok) *read_all = *read_all && k;
+  return MergeReports(std::move(parts), rules, options.chip);
+}
+
+}  // namespace
+
+std::string CheckFailOn(const std::string& spec) {
+  if (spec == "oom" || spec == "never") return "";
+  for (const auto& item : Split(spec)) {
+    bool known = std::find(std::begin(kCauses), std::end(kCauses), item) != std::end(kCauses);
+    known = known || item.find('_') != std::string::npos;  // a kind id, e.g. pytorch_cuda
+    if (!known) return "'" + item + "' is neither a cause nor a kind (use oom, never, or causes/kinds, comma-separated)";
+  }
+  return Split(spec).empty() ? "empty --fail-on" : "";
+}
+
+int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Console& console) {
+  RuleSet rules;
+  std::vector<Problem> problems;
+  if (!LoadRules(o, {}, &rules, &problems)) {
+    PrintProblems(problems, false, err);
+    err << "oomlens: error: rules have errors; fix them or run 'oomlens rules check' for details\n";
+    return kExitError;
+  }
+  std::vector<std::string> args = o.files;
+  if (args.empty()) {
+    if (console.stdin_is_terminal) {
+      err << "oomlens: error: no input: stdin is a terminal (help: pass log files, e.g. 'oomlens "
+             "worker-*.log', or pipe a log in, e.g. 'kubectl logs job/x | oomlens')\n";
+      return kExitError;
+    }
+    args.push_back("-");
+  }
+  std::vector<InputFile> files;
+  std::string error;
+  if (!ExpandInputs(args, o.inputs, &files, &error)) {
+    err << "oomlens: error: " << error << "\n";
+    return kExitError;
+  }
+  ScanOptions options;
+  options.chip = o.chip;
+  options.cancel = console.interrupted;
+  bool read_all = true;
+  if (o.jobs > 1 && files.size() > 1) {
+    return Finish(o, ScanParallel(files, rules, options, o.jobs, console, &read_all), read_all, out, err, console);
+  }
+  Scanner scanner(rules, options);
+  for (const auto& f : files) {
+    bool ok = f.path == "-" ? scanner.ScanFd(console.stdin_fd, "<stdin>", f.host) : scanner.ScanFile(f.path, f.host);
+    read_all = ok && read_all;
+    if (console.interrupted && console.interrupted->load()) break;
+  }
+  return Finish(o, scanner.Finish(), read_all, out, err, console);
+}
+
+int RunMerge(const Options& o, std::ostream& out, std::ostream& err, const Console& console) {
+  RuleSet rules;
+  std::vector<Problem> problems;
+  if (!LoadRules(o, {}, &rules, &problems)) {
+    PrintProblems(problems, false, err);
+    return kExitError;
+  }
+  std::vector<Report> parts;
+  for (const auto& path : o.reports) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    Report part;
+    std::string error;
+    if (!in || !ParseJsonReport(text.str(), &part, &error)) {
+      err << "oomlens: error: " << path << ": " << (in ? error : "cannot read the file")
+          << " (help: merge takes reports written with --format json)\n";
+      return kExitError;
+    }
+    parts.push_back(std::move(part));
+  }
+  Report merged = MergeReports(std::move(parts), rules, o.chip);
+  bool read_all = true;
+  for (const auto& in : merged.inputs) read_all = read_all && in.ok;
+  return Finish(o, std::move(merged), read_all, out, err, console);
+}
+
+int RunRulesList(const Options& o, std::ostream& out, std::ostream& err) {
+  RuleSet rules;
+  std::vector<Problem> problems;
+  bool ok = LoadRules(o, {}, &rules, &problems);
+  PrintProblems(problems, false, err);
+  for (const auto& e : rules.List()) {
+    out << e.type << "\t" << e.id << "\t" << e.what << "\t" << e.file << "\n";
+  }
+  return ok ? kExitNoOom : kExitError;
+}
+
+int RunRulesCheck(const Options& o, std::ostream& out, std::ostream& err) {
+  RuleSet rules;
+  std::vector<Problem> problems;
+  bool ok = LoadRules(o, o.check_dirs, &rules, &problems);
+  ok = rules.CheckSamples(&problems) && ok;
+  PrintProblems(problems, false, err);
+  size_t signatures = 0, causes = 0;
+  for (const auto& e : rules.List()) (e.type == "signature" ? signatures : causes)++;
+  if (!ok) {
+    size_t errors = 0;
+    for (const auto& p : problems) errors += p.severity == Problem::Severity::kError;
+    err << "oomlens: error: " << errors << " problem" << (errors == 1 ? "" : "s") << " in the rules\n";
+    return kExitError;
+  }
+  out << "rules ok: " << signatures << " signatures and " << causes << " cause rules, every sample passes\n";
+  return kExitNoOom;
+}
+
+int RunRulesFacts(std::ostream& out) {
+  static const char* const kTypes[] = {"size", "count", "ratio", "text", "identity"};
+  for (const auto& f : FactRegistry()) {
+    out << f.name << "\t" << kTypes[static_cast<int>(f.type)] << "\t" << (f.derived ? "derived" : "read") << "\t"
+        << f.description << "\n";
+  }
+  for (const auto& f : AllocationFields()) {
+    out << "allocation." << f.name << "\t" << kTypes[static_cast<int>(f.type)] << "\tread\t" << f.description << "\n";
+  }
+  return kExitNoOom;
+}
+
+}  // namespace oomlens

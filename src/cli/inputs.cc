@@ -1,0 +1,81 @@
+#include "cli/inputs.h"
+
+#include <dirent.h>
+#include <fnmatch.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "oomlens/scanner.h"
+
+namespace oomlens {
+namespace {
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool MatchesAny(const std::vector<std::string>& globs, const std::string& path) {
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  for (const auto& glob : globs) {
+    const std::string& subject = glob.find('/') == std::string::npos ? name : path;
+    if (::fnmatch(glob.c_str(), subject.c_str(), 0) == 0) return true;
+  }
+  return false;
+}
+
+// Appends the regular files under dir, sorted, depth first.
+void Walk(const std::string& dir, const InputOptions& options, std::vector<std::string>* out) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) {
+    out->push_back(dir);  // the scanner reports why it cannot be read
+    return;
+  }
+  std::vector<std::string> names;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  for (const auto& name : names) {
+    std::string path = dir + (dir.back() == '/' ? "" : "/") + name;
+    if (IsDirectory(path)) {
+      Walk(path, options, out);
+      continue;
+    }
+    if (!options.include.empty() && !MatchesAny(options.include, path)) continue;
+    if (MatchesAny(options.exclude, path)) continue;
+    out->push_back(path);
+  }
+}
+
+}  // namespace
+
+bool ExpandInputs(const std::vector<std::string>& args, const InputOptions& options, std::vector<InputFile>* out,
+                  std::string* error) {
+  std::vector<std::string> paths;
+  for (const auto& arg : args) {
+    if (arg != "-" && options.recursive && IsDirectory(arg)) {
+      Walk(arg, options, &paths);
+    } else {
+      paths.push_back(arg);  // a directory without -r: the scanner says to use -r
+    }
+  }
+  for (const auto& path : paths) {
+    InputFile file{path, ""};
+    if (!options.host_pattern.empty()) {
+      if (!HostFromPath(path, options.host_pattern, &file.host, error)) {
+        *error = "--host-from-path '" + options.host_pattern + "': " + *error;
+        return false;
+      }
+    } else if (paths.size() > 1 && path != "-") {
+      file.host = FileStem(path);
+    }
+    out->push_back(std::move(file));
+  }
+  return true;
+}
+
+}  // namespace oomlens

@@ -1,0 +1,132 @@
+// Human formats for CI systems: Markdown step summaries and GitHub annotations.
+#include <sstream>
+
+#include "oomlens/render.h"
+#include "oomlens/size.h"
+
+namespace oomlens {
+namespace {
+
+constexpr size_t kMaxAnnotations = 10;       // GitHub shows at most 10 errors per step
+constexpr size_t kMaxAnnotationBytes = 4000;  // and truncates long messages
+
+// Escapes text for a Markdown table cell (no pipes, no line breaks, no HTML).
+std::string Cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else out += c;
+  }
+  return out;
+}
+
+// Log lines inside a code fence: a fence in the log must not close ours.
+std::string Fenced(const std::string& line) {
+  std::string out = line;
+  for (size_t pos = out.find("```"); pos != std::string::npos; pos = out.find("```", pos)) out.replace(pos, 3, "'''");
+  return out;
+}
+
+std::string KeyNumbers(const Incident& i) {
+  std::string out;
+  for (const char* name : {"requested_bytes", "free_bytes", "used_bytes", "limit_bytes", "capacity_bytes"}) {
+    auto it = i.facts.find(name);
+    if (it == i.facts.end()) continue;
+    std::string label(name, std::string(name).size() - 6);
+    out += (out.empty() ? "" : ", ") + label + " " + FormatSize(it->second.integer);
+  }
+  return out;
+}
+
+std::string Details(const Incident& i, size_t number) {
+  std::ostringstream out;
+  out << "<details><summary>[" << number << "] " << Cell(i.title) << ": evidence, advice, excerpt</summary>\n\n";
+  for (const auto& e : i.diagnosis.evidence) out << "- " << Cell(e) << "\n";
+  if (!i.diagnosis.advice.empty()) out << "\n**Advice**\n\n";
+  for (size_t k = 0; k < i.diagnosis.advice.size(); ++k) out << k + 1 << ". " << Cell(i.diagnosis.advice[k]) << "\n";
+  for (const auto& doc : i.diagnosis.docs) out << "\nSee " << doc << "\n";
+  out << "\n```text\n";
+  for (size_t k = 0; k < i.excerpt.size() && k < 12; ++k) out << Fenced(i.excerpt[k].substr(0, 500)) << "\n";
+  out << "```\n</details>\n\n";
+  return out.str();
+}
+
+// Escapes a workflow command's message (%, CR, LF) or property (also : and ,).
+std::string Escape(const std::string& text, bool property) {
+  std::string out;
+  for (char c : text) {
+    if (c == '%') out += "%25";
+    else if (c == '\r') out += "%0D";
+    else if (c == '\n') out += "%0A";
+    else if (property && c == ':') out += "%3A";
+    else if (property && c == ',') out += "%2C";
+    else out += c;
+  }
+  return out;
+}
+
+std::string Annotation(const std::string& title, const Location& where, const std::string& message) {
+  std::string file = where.input == "<stdin>" ? "" : ",file=" + Escape(where.input, true);
+  std::string line = where.line > 0 ? ",line=" + std::to_string(where.line) : "";
+  std::string body = Escape(message.substr(0, kMaxAnnotationBytes), false);
+  return "::error title=" + Escape(title, true) + file + line + "::" + body + "\n";
+}
+
+}  // namespace
+
+void RenderMarkdown(const Report& report, std::ostream& out, size_t max_bytes) {
+  std::ostringstream head;
+  size_t n = report.incidents.size();
+  head << "## oomlens: " << (n == 0 ? "no OOM found" : std::to_string(n) + " OOM incident" + (n == 1 ? "" : "s"))
+       << "\n\n";
+  if (n > 0) {
+    head << "| # | failure | cause | summary | numbers | seen |\n|---|---|---|---|---|---|\n";
+  }
+  std::string text = head.str(), details;
+  size_t shown = 0;
+  for (size_t k = 0; k < n; ++k) {  // the table first: rows win over details
+    const Incident& i = report.incidents[k];
+    std::string cause = i.consequence_of ? "follows [" + std::to_string(i.consequence_of) + "]" : i.diagnosis.best.cause;
+    std::string row = "| " + std::to_string(k + 1) + " | " + Cell((i.code.empty() ? i.kind : i.code) + " " + i.title) +
+                      " | " + Cell(cause) + " | " + Cell(i.diagnosis.summary.substr(0, 600)) + " | " +
+                      Cell(KeyNumbers(i)) + " | " + std::to_string(i.occurrences) + "x, first " +
+                      Cell(i.first.input) + ":" + std::to_string(i.first.line) + " |\n";
+    if (text.size() + row.size() + 200 > max_bytes) break;
+    text += row;
+    ++shown;
+  }
+  for (size_t k = 0; k < shown; ++k) {  // then details, while they fit
+    std::string block = Details(report.incidents[k], k + 1);
+    if (text.size() + details.size() + block.size() + 200 > max_bytes) break;
+    details += block;
+  }
+  if (shown < n) text += "\n" + std::to_string(n - shown) + " more incidents not shown (size limit).\n";
+  out << text << (details.empty() ? "" : "\n" + details);
+}
+
+void RenderGithub(const Report& report, std::ostream& out) {
+  size_t n = report.incidents.size();
+  size_t individual = n <= kMaxAnnotations ? n : kMaxAnnotations - 1;
+  for (size_t k = 0; k < individual; ++k) {
+    const Incident& i = report.incidents[k];
+    std::string title = "OOM: " + (i.code.empty() ? i.kind : i.code) + " " + i.diagnosis.best.cause;
+    std::string message = i.diagnosis.summary;
+    if (!i.diagnosis.advice.empty()) message += "\nFirst step: " + i.diagnosis.advice.front();
+    out << Annotation(title, i.first, message);
+  }
+  if (individual == n) return;
+  std::string rest = std::to_string(n - individual) + " more OOM incidents:";
+  for (size_t k = individual; k < n; ++k) {
+    const Incident& i = report.incidents[k];
+    rest += "\n" + i.first.input + ":" + std::to_string(i.first.line) + " " + (i.code.empty() ? i.kind : i.code) +
+            " " + i.diagnosis.best.cause;
+  }
+  out << Annotation("OOM: " + std::to_string(n - individual) + " more incidents", report.incidents[individual].first,
+                    rest);
+}
+
+}  // namespace oomlens

@@ -1,0 +1,258 @@
+// CI log scanning: inputs (directories, globs, compression, hosts), output
+// formats checked against their specs' required fields, --fail-on, merge and -j.
+#include <sys/stat.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli.h"
+#include "cli/inputs.h"
+
+namespace oomlens {
+namespace {
+
+using json = nlohmann::json;
+
+std::string Seed(const std::string& program, const std::string& requested) {
+  return "RESOURCE_EXHAUSTED: Error loading program '" + program + "': Attempting to reserve " + requested +
+         " at the bottom of memory. That was not possible. There are 1.00G free, 0B reserved, and 1.00G "
+         "reservable.\n";
+}
+
+class CiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/oomlens-ci-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+
+  std::string Write(const std::string& name, const std::string& content) {
+    std::string path = dir_ + "/" + name;
+    std::string parent = path.substr(0, path.rfind('/'));
+    std::system(("mkdir -p '" + parent + "'").c_str());
+    std::ofstream(path, std::ios::binary) << content;
+    return path;
+  }
+  struct Result {
+    int code;
+    std::string out, err;
+  };
+  Result Run(std::vector<std::string> args) {
+    args.insert(args.begin(), "oomlens");
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    std::ostringstream out, err;
+    int code = RunCli(static_cast<int>(argv.size()), argv.data(), out, err, Console{});
+    return {code, out.str(), err.str()};
+  }
+  // A log with n different incidents (one program each).
+  std::string ManyIncidents(int n) {
+    std::string log;
+    for (int k = 0; k < n; ++k) log += Seed("jit_p" + std::to_string(k), std::to_string(2 + k) + ".00G");
+    return Write("many.log", log);
+  }
+
+  std::string dir_;
+};
+
+TEST_F(CiTest, GithubAnnotationsRespectTheRunnerLimit) {
+  Result r = Run({"--format", "github", ManyIncidents(30)});
+  EXPECT_EQ(r.code, kExitOomFound);
+  size_t count = 0;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_EQ(line.rfind("::error title=", 0), 0u) << line;
+    EXPECT_LE(line.size(), 4400u);
+    ++count;
+  }
+  EXPECT_EQ(count, 10u);
+  EXPECT_NE(r.out.find("title=OOM%3A 21 more incidents"), std::string::npos);  // ":" escaped in properties
+  EXPECT_NE(r.out.find("%0A"), std::string::npos);  // newlines escaped, not raw
+}
+
+TEST_F(CiTest, GithubEscapesPropertiesAndData) {
+  Result r = Run({"--format", "github", Write("a,b:c.log", Seed("jit_100%", "2.00G"))});
+  EXPECT_NE(r.out.find("file=" + dir_ + "/a%2Cb%3Ac.log,line=1::"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("jit_100%25"), std::string::npos);
+}
+
+TEST_F(CiTest, SarifHasTheRequiredFields) {
+  Result r = Run({"--format", "sarif", ManyIncidents(3)});
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["version"], "2.1.0");
+  ASSERT_EQ(doc["runs"].size(), 1u);
+  const json& run = doc["runs"][0];
+  EXPECT_EQ(run["tool"]["driver"]["name"], "oomlens");
+  ASSERT_EQ(run["results"].size(), 3u);
+  for (const auto& result : run["results"]) {
+    EXPECT_TRUE(result["message"]["text"].is_string());
+    EXPECT_TRUE(result["ruleId"].is_string());
+    const json& location = result["locations"][0]["physicalLocation"];
+    EXPECT_TRUE(location["artifactLocation"]["uri"].is_string());
+    EXPECT_GE(location["region"]["startLine"].get<int>(), 1);
+    bool rule_declared = false;
+    for (const auto& rule : run["tool"]["driver"]["rules"]) rule_declared = rule_declared || rule["id"] == result["ruleId"];
+    EXPECT_TRUE(rule_declared);
+  }
+}
+
+TEST_F(CiTest, GitlabCodeQualityWithStableFingerprints) {
+  std::string first = Write("run1/job.log", "noise\n" + Seed("jit_a", "2.00G"));
+  std::string second = Write("run2/other.log", "more noise\nand more\n" + Seed("jit_a", "2.00G") + Seed("jit_b", "3.00G"));
+  json a = json::parse(Run({"--format", "gitlab", first}).out);
+  json b = json::parse(Run({"--format", "gitlab", second}).out);
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 2u);
+  for (const auto& issue : b) {
+    for (const char* key : {"description", "check_name", "fingerprint", "severity"}) EXPECT_TRUE(issue[key].is_string());
+    EXPECT_TRUE(issue["location"]["path"].is_string());
+    EXPECT_GE(issue["location"]["lines"]["begin"].get<int>(), 1);
+  }
+  EXPECT_EQ(a[0]["fingerprint"], b[0]["fingerprint"]);  // same failure, other run, file and line
+  EXPECT_NE(b[0]["fingerprint"], b[1]["fingerprint"]);
+}
+
+TEST_F(CiTest, JsonlIsOneIncidentPerLine) {
+  Result r = Run({"--format", "jsonl", ManyIncidents(4)});
+  std::istringstream lines(r.out);
+  int count = 0;
+  for (std::string line; std::getline(lines, line); ++count) {
+    json j = json::parse(line);
+    EXPECT_EQ(j["schema_version"], 1);
+    EXPECT_EQ(j["kind"], "tpu_program_load");
+  }
+  EXPECT_EQ(count, 4);
+}
+
+TEST_F(CiTest, MarkdownStaysUnderOneMebibyte) {
+  Result r = Run({"--format", "markdown", ManyIncidents(5000)});
+  EXPECT_LT(r.out.size(), 1000u * 1000u);
+  EXPECT_EQ(r.out.rfind("## oomlens: 5000 OOM incidents", 0), 0u);
+  EXPECT_NE(r.out.find("more incidents not shown (size limit)"), std::string::npos);
+}
+
+TEST_F(CiTest, FailOnAndMaxIncidents) {
+  std::string log = ManyIncidents(3);
+  EXPECT_EQ(Run({"--fail-on", "never", log}).code, kExitNoOom);
+  EXPECT_EQ(Run({"--fail-on", "fragmentation", log}).code, kExitNoOom);
+  EXPECT_EQ(Run({"--fail-on", "fragmentation,oversize", log}).code, kExitOomFound);
+  EXPECT_EQ(Run({"--fail-on", "tpu_program_load", log}).code, kExitOomFound);
+  EXPECT_EQ(Run({"--fail-on", "bogus", log}).code, kExitError);
+  Result limited = Run({"--format", "jsonl", "--max-incidents", "2", log});
+  EXPECT_EQ(std::count(limited.out.begin(), limited.out.end(), '\n'), 2);
+  EXPECT_EQ(limited.err, "oomlens: showing 2 of 3 incidents (--max-incidents)\n");
+}
+
+TEST_F(CiTest, DirectoriesGlobsAndHosts) {
+  Write("logs/worker-0.log", Seed("jit_x", "2.00G"));
+  Write("logs/sub/worker-1.log", Seed("jit_x", "2.00G"));
+  Write("logs/sub/notes.txt", Seed("jit_y", "9.00G"));
+  InputOptions options;
+  options.recursive = true;
+  options.include = {"*.log"};
+  std::vector<InputFile> files;
+  std::string error;
+  ASSERT_TRUE(ExpandInputs({dir_ + "/logs"}, options, &files, &error));
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].path, dir_ + "/logs/sub/worker-1.log");  // sorted, depth first
+  EXPECT_EQ(files[0].host, "worker-1");
+  EXPECT_EQ(files[1].host, "worker-0");
+  options.include.clear();
+  options.exclude = {"*.txt"};
+  options.host_pattern = "sub/(worker-\\d+)";
+  files.clear();
+  ASSERT_TRUE(ExpandInputs({dir_ + "/logs"}, options, &files, &error));
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].host, "worker-1");
+  EXPECT_EQ(files[1].host, "");
+  options.host_pattern = "(unclosed";
+  EXPECT_FALSE(ExpandInputs({dir_ + "/logs"}, options, &files, &error));
+  Result r = Run({"--format", "json", "-r", "--include", "*.log", dir_ + "/logs"});
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["incidents"][0]["occurrences"], 2);
+  EXPECT_EQ(doc["incidents"][0]["hosts"], json::array({"worker-0", "worker-1"}));
+  Result no_r = Run({dir_ + "/logs"});
+  EXPECT_EQ(no_r.code, kExitError);
+  EXPECT_NE(no_r.err.find("or -r to read it recursively"), std::string::npos);
+}
+
+TEST_F(CiTest, CompressedLogsAreReadWhateverTheirName) {
+  std::string log = "noise\n" + Seed("jit_z", "5.00G");
+  std::string gz(compressBound(log.size()) + 64, '\0');
+  z_stream z{};
+  deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);  // gzip wrapper
+  z.next_in = reinterpret_cast<Bytef*>(log.data());
+  z.avail_in = static_cast<uInt>(log.size());
+  z.next_out = reinterpret_cast<Bytef*>(gz.data());
+  z.avail_out = static_cast<uInt>(gz.size());
+  ASSERT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  gz.resize(z.total_out);
+  deflateEnd(&z);
+  std::string zst(ZSTD_compressBound(log.size()), '\0');
+  zst.resize(ZSTD_compress(zst.data(), zst.size(), log.data(), log.size(), 3));
+  for (const auto& path : {Write("a.log.gz", gz), Write("b.log", zst), Write("c.gz", gz + gz)}) {
+    Result r = Run({"--format", "json", path});
+    EXPECT_EQ(r.code, kExitOomFound) << path << r.err;
+    EXPECT_NE(r.out.find("\"program\": \"jit_z\""), std::string::npos) << path;
+  }
+  Result cut = Run({Write("cut.gz", gz.substr(0, gz.size() / 2))});
+  EXPECT_EQ(cut.code, kExitError);
+  EXPECT_NE(cut.err.find("truncated file?"), std::string::npos) << cut.err;
+}
+
+TEST_F(CiTest, MergeOfPerHostReportsEqualsOneRun) {
+  std::vector<std::string> logs = {
+      Write("host-a.log", Seed("jit_x", "2.00G") + Seed("jit_y", "3.00G")),
+      Write("host-b.log", "noise\n" + Seed("jit_x", "2.00G")),
+      Write("host-c.log", Seed("jit_x", "2.00G").replace(Seed("jit_x", "2.00G").find("1.00G free"), 5, "1.50G")),
+  };
+  std::vector<std::string> one_run = {"--format", "json", "--host-from-path", "(host-\\w)"};
+  one_run.insert(one_run.end(), logs.begin(), logs.end());
+  Result all = Run(one_run);
+  std::vector<std::string> merge = {"--format", "json", "merge"};
+  for (size_t k = 0; k < logs.size(); ++k) {
+    Result part = Run({"--format", "json", "--host-from-path", "(host-\\w)", logs[k]});
+    merge.push_back(Write("report-" + std::to_string(k) + ".json", part.out));
+  }
+  Result merged = Run(merge);
+  EXPECT_EQ(merged.code, all.code);
+  EXPECT_EQ(json::parse(merged.out), json::parse(all.out));
+  EXPECT_NE(all.out.find("\"occurrences\": 3"), std::string::npos);
+  Result bad = Run({"merge", logs[0]});
+  EXPECT_EQ(bad.code, kExitError);
+  EXPECT_NE(bad.err.find("not a JSON document (help: merge takes reports written with --format json)"),
+            std::string::npos);
+}
+
+TEST_F(CiTest, ParallelReadingGivesTheSameReport) {
+  std::vector<std::string> args = {"--format", "json"};
+  for (int k = 0; k < 6; ++k) {
+    args.push_back(Write("w" + std::to_string(k) + ".log", std::string(k * 100, '\n') + Seed("jit_x", "2.00G") +
+                                                               (k % 2 ? Seed("jit_odd", "4.00G") : "")));
+  }
+  Result serial = Run(args);
+  args.insert(args.begin(), {"-j", "3"});
+  Result parallel = Run(args);
+  EXPECT_EQ(parallel.out, serial.out);
+  EXPECT_EQ(parallel.code, serial.code);
+}
+
+TEST_F(CiTest, OutputIsDeterministic) {
+  std::string log = ManyIncidents(20);
+  for (const char* format : {"text", "json", "jsonl", "markdown", "github", "sarif", "gitlab"}) {
+    EXPECT_EQ(Run({"--format", format, log}).out, Run({"--format", format, log}).out) << format;
+  }
+}
+
+}  // namespace
+}  // namespace oomlens
