@@ -63,6 +63,9 @@ run_fuzzers() {
   while IFS= read -r f; do cp "$f" "$seeds/scan/$((n++))_${f##*/}"; done \
     < <(find testdata ../shared/corpus -name '*.log' -size -256k 2>/dev/null)
   while IFS= read -r f; do cp "$f" "$seeds/rules/$((n++))_${f##*/}"; done < <(find rules testdata/bad-rules -name '*.json')
+  for f in tests/fuzz/regressions/*; do  # past findings: <target>_<what>
+    [ -e "$f" ] && cp "$f" "$seeds/${f##*/}" && mv "$seeds/${f##*/}" "$seeds/$(basename "$f" | cut -d_ -f1)/"
+  done
   printf '%s\n' 29.49G 147.64M 0B -2.55G '3.95G (4,237,689,856 bytes)' '2.00GiB (rounded to 2147483648)' \
     '20.00 MiB' '1024 kB' 9999999999999999999999G | split -l 1 - "$seeds/size/s"
   printf '%s\n' 'requested_bytes > free_bytes and has(program)' 'requested_bytes / free_bytes < 1.1' \

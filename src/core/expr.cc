@@ -53,6 +53,8 @@ bool Unify(Unit a, Unit b, Unit* out) {
   return a == b && Numeric(a);
 }
 
+constexpr int kMaxDepth = 64;  // nesting of parentheses, not and unary minus
+
 class Parser {
  public:
   explicit Parser(std::string_view src) : src_(src) {}
@@ -118,7 +120,21 @@ class Parser {
   }
   NodePtr ParseOr() { return Logical(Node::Op::kOr, "or", &Parser::ParseAnd); }
   NodePtr ParseAnd() { return Logical(Node::Op::kAnd, "and", &Parser::ParseNot); }
+  // Counts one level of nesting for as long as it lives.
+  struct Nest {
+    explicit Nest(Parser* p) : parser(p) { ++parser->depth_; }
+    ~Nest() { --parser->depth_; }
+    Parser* parser;
+  };
+  bool TooDeep() {
+    if (depth_ <= kMaxDepth) return false;
+    Fail("expression nested too deeply (more than " + std::to_string(kMaxDepth) + " levels)");
+    return true;
+  }
+
   NodePtr ParseNot() {
+    Nest nest(this);
+    if (TooDeep()) return nullptr;
     if (Word("not")) {
       NodePtr inner = ParseNot();
       if (!inner) return nullptr;
@@ -194,6 +210,8 @@ class Parser {
     return left;
   }
   NodePtr ParseUnary() {
+    Nest nest(this);
+    if (TooDeep()) return nullptr;
     if (Symbol("-")) {
       NodePtr inner = ParseUnary();
       if (!inner) return nullptr;
@@ -322,6 +340,7 @@ class Parser {
 
   std::string_view src_;
   size_t pos_ = 0;
+  int depth_ = 0;
   std::string error_;
   size_t error_pos_ = 0;
 };

@@ -95,6 +95,18 @@ TEST_F(ExprTest, ErrorsSayWhatAndWhere) {
   EXPECT_EQ(ParseError("requested_bytes and true"), "'and' needs conditions on both sides @24");
 }
 
+// Found by expr_fuzzer: "-((((...-(" recursed until the stack overflowed.
+TEST_F(ExprTest, DeepNestingIsAnErrorNotAStackOverflow) {
+  std::string deep = "-" + std::string(100000, '(') + "-(";
+  std::string error = ParseError(deep);
+  EXPECT_EQ(error.substr(0, 52), "expression nested too deeply (more than 64 levels) @");
+  EXPECT_TRUE(Eval(std::string(30, '(') + "1 < 2" + std::string(30, ')')).truth());  // reasonable nesting works
+  EXPECT_EQ(ParseError(std::string(200, '-') + "1").substr(0, 28), "expression nested too deeply");
+  std::string nots;
+  for (int i = 0; i < 100; ++i) nots += "not ";
+  EXPECT_EQ(ParseError(nots + "true").substr(0, 28), "expression nested too deeply");
+}
+
 TEST(Template, RendersPartsAndFormats) {
   std::string error;
   size_t offset = 0;
