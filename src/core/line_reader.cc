@@ -108,4 +108,29 @@ bool LineReader::Next(Line* line) {
   }
 }
 
+void LineReader::Advance(size_t bytes) {
+  const char* begin = buf_.get() + start_;
+  line_number_ += static_cast<uint64_t>(std::count(begin, begin + bytes, '\n'));
+  start_ += bytes;
+  consumed_ += bytes;
+}
+
+void LineReader::SkipUntil(const Finder& find) {
+  if (skip_rest_) {
+    skip_rest_ = false;
+    SkipRestOfLine();
+  }
+  for (;;) {
+    const char* base = buf_.get() + start_;
+    size_t pending = end_ - start_;
+    size_t hit = find(std::string_view(base, pending));
+    size_t limit = hit == std::string_view::npos ? pending : hit;  // skip lines ending before here
+    const void* last_nl = limit > 0 ? ::memrchr(base, '\n', limit) : nullptr;
+    if (last_nl) Advance(static_cast<size_t>(static_cast<const char*>(last_nl) - base) + 1);
+    if (hit != std::string_view::npos) return;
+    if (end_ - start_ >= max_line_) return;  // a line too long to hold: Next() cuts it
+    if (!Fill()) return;                     // the end: Next() returns what is left
+  }
+}
+
 }  // namespace oomlens

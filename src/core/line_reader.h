@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <memory>
@@ -59,6 +60,14 @@ class LineReader {
 
   /// Returns the next line, or false at end of input or on a read error.
   bool Next(Line* line);
+
+  /// Returns the offset in bytes of the first byte of interest, or npos.
+  using Finder = std::function<size_t(std::string_view)>;
+  /// Drops whole lines that cannot matter without returning them: the next
+  /// line Next() returns is the one holding the first byte find() reports (or
+  /// the end of input). Line numbers and offsets stay exact. This is the fast
+  /// path: most of a log is only searched once and its newlines counted.
+  void SkipUntil(const Finder& find);
   /// Empty unless a read failed.
   const std::string& error() const { return error_; }
   uint64_t bytes_read() const { return bytes_read_; }
@@ -68,6 +77,7 @@ class LineReader {
   bool Fill();  // reads more bytes after compacting; false at end or error
   void SkipRestOfLine();
   void Emit(size_t length, bool truncated, Line* line);
+  void Advance(size_t bytes);  // drops bytes of whole lines, counting them
 
   ByteSource* source_;
   size_t chunk_, max_line_;

@@ -32,4 +32,13 @@ bool Prefilter::MayMatch(std::string_view text) const {
   return RE2::PartialMatch(re2::StringPiece(text), *any_);
 }
 
+size_t Prefilter::Find(std::string_view text) const {
+  if (!any_) return literals_.empty() ? std::string_view::npos : 0;
+  re2::StringPiece match;
+  if (!any_->Match(re2::StringPiece(text), 0, text.size(), RE2::UNANCHORED, &match, 1)) {
+    return std::string_view::npos;
+  }
+  return static_cast<size_t>(match.data() - text.data());
+}
+
 }  // namespace oomlens

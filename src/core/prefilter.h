@@ -22,6 +22,8 @@ class Prefilter {
   Prefilter& operator=(const Prefilter&) = delete;
   /// True when text holds at least one literal.
   bool MayMatch(std::string_view text) const;
+  /// Offset of the first literal in text, or npos.
+  size_t Find(std::string_view text) const;
 
  private:
   std::vector<std::string> literals_;

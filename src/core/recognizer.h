@@ -40,6 +40,10 @@ class Recognizer {
   void Feed(const Line& line);
   /// Closes every open message (end of input).
   void Finish();
+  /// True when no message is open: lines without a literal cannot matter.
+  bool idle() const { return open_.empty() && cri_partial_.empty(); }
+  /// Offset of the first literal in text, or npos (the prefilter).
+  size_t FindCandidate(std::string_view text) const { return prefilter_->Find(text); }
   /// Emits annotation events as events of their own (for checking samples).
   void set_emit_annotations(bool emit) { emit_annotations_ = emit; }
 

@@ -48,8 +48,11 @@ struct Scanner::State {
     recognizer.BeginInput(name, index, host);
     LineReader reader(source, LineReader::kDefaultChunk, options.max_line_bytes);
     Line line;
-    while (reader.Next(&line)) {
-      if (options.cancel && (line.number & 0xfff) == 0 && options.cancel->load(std::memory_order_relaxed)) {
+    LineReader::Finder find = [this](std::string_view text) { return recognizer.FindCandidate(text); };
+    for (;;) {
+      if (recognizer.idle()) reader.SkipUntil(find);  // the fast path
+      if (!reader.Next(&line)) break;
+      if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
         report.interrupted = true;
         break;
       }
