@@ -48,6 +48,8 @@ class RuleSet {
   bool CheckSamples(std::vector<Problem>* problems) const;
 
   std::vector<RuleEntry> List() const;
+  /// The literals of the prefilter (a line without one cannot start a message).
+  std::vector<std::string> Literals() const;
   const RuleData& data() const { return *data_; }
 
  private:

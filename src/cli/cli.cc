@@ -48,6 +48,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   CLI::App* check = rules->add_subcommand("check", "validate rule files and run every sample");
   check->add_option("dirs", o.check_dirs, "rule folders to check with the built-in rules");
   CLI::App* facts = rules->add_subcommand("facts", "list the facts signatures and rules may use");
+  CLI::App* literals = rules->add_subcommand("literals", "print the prefilter's literals, one per line");
   CLI::App* merge = app.add_subcommand("merge", "combine JSON reports (per shard or host) into one");
   merge->add_option("reports", o.reports, "reports written with --format json")->required();
 
@@ -78,6 +79,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   if (list->parsed()) return RunRulesList(o, out, err);
   if (check->parsed()) return RunRulesCheck(o, out, err);
   if (facts->parsed()) return RunRulesFacts(out);
+  if (literals->parsed()) return RunRulesLiterals(o, out, err);
   return RunScan(o, out, err, console);
 }
 

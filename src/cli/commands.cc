@@ -241,4 +241,13 @@ int RunRulesFacts(std::ostream& out) {
   return kExitNoOom;
 }
 
+int RunRulesLiterals(const Options& o, std::ostream& out, std::ostream& err) {
+  RuleSet rules;
+  std::vector<Problem> problems;
+  bool ok = LoadRules(o, {}, &rules, &problems);
+  PrintProblems(problems, false, err);
+  for (const auto& literal : rules.Literals()) out << literal << "\n";
+  return ok ? kExitNoOom : kExitError;
+}
+
 }  // namespace oomlens

@@ -17,6 +17,7 @@ constexpr size_t kMaxExcerptLine = 2000;        // bytes kept of each excerpt li
 constexpr size_t kMaxOpenStreams = 4096;
 constexpr size_t kMaxAnnotations = 16;  // most recent precursor warnings kept per input
 constexpr size_t kMaxExcerptLines = 60;
+constexpr uint64_t kStaleLines = 256;  // a stream silent this long has nothing more to add
 
 // Keeps the first value of a fact, unless a later one is the same value printed
 // more precisely ("3.95G" then "(4,237,689,856 bytes)").
@@ -127,6 +128,7 @@ void Recognizer::BeginInput(const std::string& name, int index, const std::strin
   input_ = name;
   input_index_ = index;
   default_host_ = default_host;
+  next_sweep_ = 0;
 }
 
 const Signature* Recognizer::FindStart(std::string_view message) const {
@@ -137,7 +139,25 @@ const Signature* Recognizer::FindStart(std::string_view message) const {
   return nullptr;
 }
 
+void Recognizer::CloseStale(uint64_t line) {
+  std::vector<Open> stale;
+  for (auto it = open_.begin(); it != open_.end();) {
+    if (it->second.last_line + kStaleLines < line) {
+      stale.push_back(std::move(it->second));
+      it = open_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  std::sort(stale.begin(), stale.end(), [](const Open& a, const Open& b) { return a.where.line < b.where.line; });
+  for (auto& o : stale) Close(std::move(o));
+}
+
 void Recognizer::Feed(const Line& line) {
+  if (!open_.empty() && line.number >= next_sweep_) {
+    CloseStale(line.number);
+    next_sweep_ = line.number + 64;
+  }
   std::string_view text = line.text;
   bool complete = true;
   if (UnwrapCri(text, &cri_partial_, &unwrapped_, &complete)) {
@@ -154,6 +174,7 @@ void Recognizer::Feed(const Line& line) {
 }
 
 void Recognizer::FeedLogical(std::string_view text, uint64_t number, const std::string& host) {
+  current_line_ = number;
   CleanLine clean = cleaner_.Clean(text);  // a copy: the cleaner's buffer is reused below
   if (clean.context.host.empty()) clean.context.host = host;
   const std::string& stream = clean.context.host;
@@ -173,6 +194,7 @@ void Recognizer::OpenMessage(const Signature* sig, const CleanLine& line, uint64
   open.where = Location{input_, number};
   open.context = line.context;
   open.tallies.resize(sig->aggregates.size());
+  open.last_line = number;
   open.text = std::string(line.message.substr(0, kMaxMessageBytes));
   open.messages.emplace_back(line.message.substr(0, kMaxExcerptLine));
   Tally(&open, line.message);
@@ -244,6 +266,7 @@ bool Recognizer::Tally(Open* open, std::string_view message) {
 
 void Recognizer::Join(Open* open, const CleanLine& line) {
   Keep(open, line);
+  open->last_line = current_line_;
   ++open->lines;
   open->blank_run = 0;
   if (Tally(open, line.message)) return;  // its numbers are counted; keep the text small

@@ -9,6 +9,8 @@
 //   - once complete (the 'complete' pattern matches), only 'follow' lines join
 //     (one blank line between them is allowed).
 // The joined text (lines separated by a space) is then matched by every fact pattern.
+// A message whose stream stays silent for a while is closed, so a host that never
+// prints again does not keep the scanner off its fast path.
 // Events of a signature that 'annotates' other kinds (a warning that precedes an
 // OOM) are held and their facts added to the next event of those kinds in the input.
 #ifndef OOMLENS_CORE_RECOGNIZER_H_
@@ -58,6 +60,7 @@ class Recognizer {
     int lines = 0, wrapped = 0, blank_run = 0;
     bool complete = false, has_required = false;
     uint64_t excerpt_total = 0;
+    uint64_t last_line = 0;  // input line that last joined it
     struct Tally {
       double sum = 0, max = 0;
       int64_t count = 0;
@@ -76,6 +79,7 @@ class Recognizer {
   void UpdateState(Open* open) const;
   void Close(Open&& open);
   void Emit(Event&& event, const Signature& sig);
+  void CloseStale(uint64_t line);
 
   const RuleData& rules_;
   EventSink sink_;
@@ -89,6 +93,8 @@ class Recognizer {
   std::string cri_partial_, unwrapped_;  // CRI 'P' lines waiting for their 'F'; scratch
   std::vector<std::string> payload_lines_;
   int input_index_ = 0;
+  uint64_t next_sweep_ = 0;
+  uint64_t current_line_ = 0;
   bool emit_annotations_ = false;
 };
 

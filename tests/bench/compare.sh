@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Speed and memory of oomlens against rg and grep, on generated logs.
+#
+#   tests/bench/compare.sh [BUILD_DIR]      (default: build; SIZES_MIB="1024 2048 4096")
+#
+# Generates the inputs (tests/gen/noise_log.py, never committed), installs ripgrep
+# if missing, runs oomlens, rg and grep alternately (median of RUNS, default 5),
+# prints the figures and ratios, and exits 1 when a target of docs/performance.md
+# is missed. rg and grep get exactly the literals oomlens prefilters on
+# (`oomlens rules literals`). Timing is wall clock on a shared machine: compare
+# figures taken in the same run only.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BIN=${1:-build}/oomlens
+RUNS=${RUNS:-5}
+SIZES_MIB=${SIZES_MIB:-"1024 2048 4096"}
+WORK=${WORK:-$(mktemp -d /tmp/oomlens-bench.XXXXXX)}
+failures=0
+
+say() { printf '%s\n' "$*"; }
+need() { command -v "$1" >/dev/null || { sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo; $sudo apt-get install -y -qq "$2" >/dev/null; }; }
+need rg ripgrep
+need /usr/bin/time time
+need gzip gzip
+
+"$BIN" rules literals > "$WORK/literals.txt"
+
+# median wall seconds of a command, RUNS times
+seconds() {
+  local times=() t
+  for _ in $(seq "$RUNS"); do
+    /usr/bin/time -f "%e" -o "$WORK/time" "$@" > /dev/null 2>&1 || true
+    t=$(tail -1 "$WORK/time")
+    times+=("$t")
+  done
+  printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+}
+# peak RSS in MiB of a command run through sh
+peak_mib() {
+  /usr/bin/time -f "%M" -o "$WORK/rss" sh -c "$1" > /dev/null 2>&1 || true
+  tail -1 "$WORK/rss" | awk '{printf "%.1f", $1/1024}'
+}
+check() {  # check NAME VALUE OP LIMIT
+  if awk -v v="$2" -v l="$4" "BEGIN {exit !(v $3 l)}"; then say "  ok    $1: $2 (target $3 $4)"
+  else say "  MISS  $1: $2 (target $3 $4)"; failures=$((failures + 1)); fi
+}
+
+say "# oomlens benchmark ($(nproc) cores, $(date -u +%F), median of $RUNS)"
+for mib in $SIZES_MIB; do
+  log="$WORK/noise-$mib.log"
+  [ -f "$log" ] || python3 tests/gen/noise_log.py "$mib" > "$log"
+  o=$(seconds "$BIN" -q "$log"); r=$(seconds rg -c -F -f "$WORK/literals.txt" "$log"); g=$(seconds grep -c -F -f "$WORK/literals.txt" "$log")
+  say "noise ${mib} MiB: oomlens ${o}s  rg ${r}s  grep ${g}s"
+  check "oomlens/rg (${mib} MiB)" "$(awk -v a="$o" -v b="$r" 'BEGIN{printf "%.2f", a/b}')" "<=" 1.0
+  check "oomlens/grep (${mib} MiB)" "$(awk -v a="$o" -v b="$g" 'BEGIN{printf "%.2f", a/b}')" "<=" 0.5
+  check "peak RSS file (${mib} MiB)" "$(peak_mib "$BIN -q $log")" "<=" 32
+  check "peak RSS stdin (${mib} MiB)" "$(peak_mib "cat $log | $BIN -q")" "<=" 32
+done
+
+mib=${SIZES_MIB%% *}
+storm="$WORK/storm-$mib.log"
+[ -f "$storm" ] || python3 tests/gen/noise_log.py "$mib" --storm > "$storm"
+o=$(seconds "$BIN" -q "$storm"); r=$(seconds rg -c -F -f "$WORK/literals.txt" "$storm")
+say "storm ${mib} MiB: oomlens ${o}s  rg ${r}s"
+check "storm oomlens/rg" "$(awk -v a="$o" -v b="$r" 'BEGIN{printf "%.2f", a/b}')" "<=" 1.5
+
+gz="$WORK/noise-$mib.log.gz"
+[ -f "$gz" ] || gzip -1 -c "$WORK/noise-$mib.log" > "$gz"
+check "peak RSS gzip (${mib} MiB)" "$(peak_mib "$BIN -q $gz")" "<=" 32
+
+line="$WORK/one-line.log"
+[ -f "$line" ] || head -c $((1 << 30)) /dev/zero | tr '\0' x > "$line"
+check "peak RSS one 1 GiB line" "$(peak_mib "$BIN -q $line")" "<=" 32
+
+mkdir -p "$WORK/many"
+for k in 1 2 3 4; do [ -f "$WORK/many/$k.log" ] || cp "$WORK/noise-$mib.log" "$WORK/many/$k.log"; done
+j1=$(seconds "$BIN" -q -j 1 "$WORK"/many/*.log); j2=$(seconds "$BIN" -q -j 2 "$WORK"/many/*.log)
+say "4 files: -j 1 ${j1}s  -j 2 ${j2}s"
+check "speedup -j 2" "$(awk -v a="$j1" -v b="$j2" 'BEGIN{printf "%.2f", a/b}')" ">=" 1.8
+
+say "inputs kept in $WORK"
+if [ "$failures" -gt 0 ]; then say "$failures target(s) missed"; exit 1; fi
+say "all targets met"
