@@ -9,6 +9,7 @@
 #include <string>
 
 #include "oomlens/report.h"
+#include "oomlens/rules.h"
 
 namespace oomlens {
 
@@ -40,6 +41,18 @@ void RenderSarif(const Report& report, std::ostream& out);
 
 /// GitLab Code Quality JSON, with fingerprints stable across runs.
 void RenderGitlab(const Report& report, std::ostream& out);
+
+/// One self-contained HTML page (inline CSS and SVG, a strict CSP, no scripts),
+/// good enough to attach to a bug report. Everything from the log is escaped.
+void RenderHtml(const Report& report, std::ostream& out);
+
+/// Escapes text for HTML content and attributes (& < > " '), control bytes too.
+std::string HtmlEscape(const std::string& text);
+
+/// What an error code (E0101), a kind (pytorch_cuda) or a cause (fragmentation)
+/// means: the numbers read, the causes told apart with their conditions, advice
+/// and docs, all from the rules. Returns false when rules know no such topic.
+bool RenderExplanation(const RuleSet& rules, const std::string& topic, std::ostream& out);
 
 /// "0-255 (256)", "0,2,4-6 (5)", "34".
 std::string FormatIdSet(const std::set<int64_t>& ids);

@@ -19,7 +19,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   app.set_version_flag("--version", std::string("oomlens ") + Version());
   app.add_option("files", o.files, "log files to read ('-' or none: stdin)");
   app.add_option("-f,--format", o.format, "output format")
-      ->check(CLI::IsMember({"text", "json", "jsonl", "markdown", "github", "sarif", "gitlab"}, CLI::ignore_case))
+      ->check(CLI::IsMember({"text", "json", "jsonl", "markdown", "github", "sarif", "gitlab", "html"}, CLI::ignore_case))
       ->default_str("text");
   app.add_option("--color", o.color, "colour the text output")
       ->check(CLI::IsMember({"auto", "always", "never"}, CLI::ignore_case))
@@ -49,6 +49,9 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   check->add_option("dirs", o.check_dirs, "rule folders to check with the built-in rules");
   CLI::App* facts = rules->add_subcommand("facts", "list the facts signatures and rules may use");
   CLI::App* literals = rules->add_subcommand("literals", "print the prefilter's literals, one per line");
+  CLI::App* explain = app.add_subcommand("explain", "what an error code, kind or cause means (e.g. E0101)");
+  std::string topic;
+  explain->add_option("topic", topic, "E0100, E0101, E1000, E1001, a kind or a cause")->required();
   CLI::App* merge = app.add_subcommand("merge", "combine JSON reports (per shard or host) into one");
   merge->add_option("reports", o.reports, "reports written with --format json")->required();
 
@@ -76,6 +79,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     return kExitError;
   }
   if (merge->parsed()) return RunMerge(o, out, err, console);
+  if (explain->parsed()) return RunExplain(o, topic, out, err);
   if (list->parsed()) return RunRulesList(o, out, err);
   if (check->parsed()) return RunRulesCheck(o, out, err);
   if (facts->parsed()) return RunRulesFacts(out);

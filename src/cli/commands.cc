@@ -75,6 +75,7 @@ void Render(const Options& o, const Report& report, std::ostream& out, const Con
   if (o.format == "github") return RenderGithub(report, out);
   if (o.format == "sarif") return RenderSarif(report, out);
   if (o.format == "gitlab") return RenderGitlab(report, out);
+  if (o.format == "html") return RenderHtml(report, out);
   TextOptions text;
   text.color = UseColor(o, console);
   RenderText(report, text, out);
@@ -144,10 +145,8 @@ int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Consol
   }
   std::vector<std::string> args = o.files;
   if (args.empty()) {
-    if (console.stdin_is_terminal) {
-      err << "oomlens: error: no input: stdin is a terminal (help: pass log files, e.g. 'oomlens "
-             "worker-*.log', or pipe a log in, e.g. 'kubectl logs job/x | oomlens')\n";
-      return kExitError;
+    if (console.stdin_is_terminal) {  // a person at a terminal: take a paste
+      err << "Paste the log, then press Ctrl-D (Ctrl-Z then Enter on Windows).\n";
     }
     args.push_back("-");
   }
@@ -239,6 +238,19 @@ int RunRulesFacts(std::ostream& out) {
     out << "allocation." << f.name << "\t" << kTypes[static_cast<int>(f.type)] << "\tread\t" << f.description << "\n";
   }
   return kExitNoOom;
+}
+
+int RunExplain(const Options& o, const std::string& topic, std::ostream& out, std::ostream& err) {
+  RuleSet rules;
+  std::vector<Problem> problems;
+  bool ok = LoadRules(o, {}, &rules, &problems);
+  PrintProblems(problems, false, err);
+  if (!RenderExplanation(rules, topic, out)) {
+    err << "oomlens: error: explain " << topic << ": no error code, kind or cause of that name (help: try E0101, "
+           "E0100, E1000, E1001, pytorch_cuda, bfc_allocator, fragmentation, or see 'oomlens rules list')\n";
+    return kExitError;
+  }
+  return ok ? kExitNoOom : kExitError;
 }
 
 int RunRulesLiterals(const Options& o, std::ostream& out, std::ostream& err) {

@@ -32,6 +32,7 @@ int RunMerge(const Options& o, std::ostream& out, std::ostream& err, const Conso
 int RunRulesList(const Options& o, std::ostream& out, std::ostream& err);
 int RunRulesCheck(const Options& o, std::ostream& out, std::ostream& err);
 int RunRulesFacts(std::ostream& out);
+int RunExplain(const Options& o, const std::string& topic, std::ostream& out, std::ostream& err);
 int RunRulesLiterals(const Options& o, std::ostream& out, std::ostream& err);
 
 /// Returns "" when spec is a valid --fail-on value, else what is wrong.

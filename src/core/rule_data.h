@@ -65,7 +65,7 @@ struct KindRefinement {
 
 /// How a message family is recognised. See docs/rules.md.
 struct Signature {
-  std::string id, kind, code, title, file, where;
+  std::string id, kind, code, title, file, where, description;
   int priority = 0;
   std::vector<std::string> literals;         // prefilter: a start line holds one
   std::shared_ptr<re2::RE2> start;           // opens a message
@@ -87,11 +87,12 @@ struct Signature {
 struct TemplateLine {
   std::shared_ptr<Expr> when;  // may be null
   std::shared_ptr<Template> text;
+  std::string source;          // the template as written (for `oomlens explain`)
 };
 
 /// How a cause is decided from facts. See docs/rules.md.
 struct CauseRule {
-  std::string id, cause, file, where;
+  std::string id, cause, file, where, description;
   std::vector<std::string> kinds;  // empty: any kind
   std::shared_ptr<Expr> when;
   double confidence = 0.5;

@@ -157,6 +157,7 @@ bool DocLoader::Lines(const json& obj, const std::string& key, const std::string
     }
     std::string error;
     size_t offset = 0;
+    line.source = text;
     line.text = Template::Parse(text, &error, &offset);
     if (!line.text) {
       Error(p, "bad template at column " + std::to_string(offset + 1) + ": " + error,
@@ -183,6 +184,7 @@ bool DocLoader::LoadCause(const json& j, const std::string& ptr, CauseRule* rule
   rule->where = name_ + ":" + locator_.Where(ptr);
   String(j, "id", ptr, true, &rule->id);
   String(j, "cause", ptr, true, &rule->cause);
+  String(j, "description", ptr, false, &rule->description);
   StringList(j, "kinds", ptr, &rule->kinds);
   StringList(j, "docs", ptr, &rule->docs);
   auto fb = j.find("fallback");

@@ -29,6 +29,7 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
   String(j, "kind", ptr, true, &sig->kind);
   String(j, "code", ptr, false, &sig->code);
   String(j, "title", ptr, false, &sig->title);
+  String(j, "description", ptr, false, &sig->description);
   StringList(j, "literals", ptr, &sig->literals);
   StringList(j, "require", ptr, &sig->require);
   StringList(j, "annotates", ptr, &sig->annotates);

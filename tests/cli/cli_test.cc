@@ -50,14 +50,41 @@ TEST(Cli, MissingFileIsAnErrorButOtherFilesAreStillRead) {
   EXPECT_NE(r.out.find("\"occurrences\": 256"), std::string::npos);
 }
 
-TEST(Cli, TerminalStdinWithoutFilesGivesAHint) {
+TEST(Cli, TerminalStdinWithoutFilesTakesAPaste) {
   Console console;
   console.stdin_is_terminal = true;
+  console.stdin_fd = ::open((kSource + "/testdata/logs/tpu_runtime/e0101_seed_openxla_doc.log").c_str(), O_RDONLY);
   CliRun r = Cli({}, console);
-  EXPECT_EQ(r.code, kExitError);
-  EXPECT_EQ(r.err,
-            "oomlens: error: no input: stdin is a terminal (help: pass log files, e.g. 'oomlens worker-*.log', "
-            "or pipe a log in, e.g. 'kubectl logs job/x | oomlens')\n");
+  ::close(console.stdin_fd);
+  EXPECT_EQ(r.code, kExitOomFound);
+  EXPECT_EQ(r.err, "Paste the log, then press Ctrl-D (Ctrl-Z then Enter on Windows).\n");
+  EXPECT_NE(r.out.find("jit_embedding_pipeline_step_fn"), std::string::npos);
+}
+
+TEST(Cli, ExplainComesFromTheRules) {
+  CliRun r = Cli({"explain", "E0101"});
+  EXPECT_EQ(r.code, kExitNoOom);
+  EXPECT_EQ(r.out.substr(0, 47), "E0101 (tpu_program_load): TPU program load fail");
+  EXPECT_NE(r.out.find("reservable_bytes"), std::string::npos);
+  EXPECT_NE(r.out.find("fragmentation (rule tpu_program_load.fragmentation, confidence 0.85)"), std::string::npos);
+  EXPECT_NE(r.out.find("when: free_bytes >= requested_bytes and requested_bytes > largest_contiguous_bytes"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("https://openxla.org/xla/errors/error_0101"), std::string::npos);
+  EXPECT_EQ(Cli({"explain", "fragmentation"}).code, kExitNoOom);
+  EXPECT_EQ(Cli({"explain", "pytorch_cuda"}).code, kExitNoOom);
+  CliRun unknown = Cli({"explain", "E9999"});
+  EXPECT_EQ(unknown.code, kExitError);
+  EXPECT_EQ(unknown.err.substr(0, 40), "oomlens: error: explain E9999: no error ");
+}
+
+TEST(Cli, HtmlReportIsSelfContainedAndEscaped) {
+  CliRun r = Cli({"--format", "html", kSource + "/testdata/examples/multihost_e0101.log"});
+  EXPECT_EQ(r.code, kExitOomFound);
+  EXPECT_EQ(r.out.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(r.out.find("Content-Security-Policy"), std::string::npos);
+  EXPECT_NE(r.out.find("<svg"), std::string::npos);
+  EXPECT_EQ(r.out.find("<script"), std::string::npos);
+  EXPECT_EQ(r.out.find("src=\"http"), std::string::npos);
 }
 
 TEST(Cli, ReadsStdin) {

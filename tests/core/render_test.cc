@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 namespace oomlens {
 namespace {
 
@@ -40,6 +42,55 @@ TEST(RenderText, ControlBytesFromTheLogCannotDriveTheTerminal) {
   std::ostringstream out;
   RenderText(r, {}, out);
   EXPECT_EQ(out.str().find('\x1b'), std::string::npos);
+}
+
+TEST(HtmlEscape, EscapesEveryMetaCharacter) {
+  EXPECT_EQ(HtmlEscape("<a href=\"x\" onclick='y'>&</a>"),
+            "&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;");
+  EXPECT_EQ(HtmlEscape(std::string("a\x1b[2Jb\0c", 8)), "a&#xFFFD;[2Jb&#xFFFD;c");
+}
+
+// XSS payloads in every field a log can fill must come out inert.
+TEST(RenderHtml, LogTextCannotInjectMarkup) {
+  const std::string kPayload = "<script>alert(1)</script><img src=x onerror=alert(2)>\"'";
+  Report r;
+  r.inputs.push_back({kPayload + ".log", 3, 100, true});
+  Incident i;
+  i.kind = "tpu_compile_hbm";
+  i.code = "E1000";
+  i.title = "t";
+  i.first = Location{kPayload + ".log", 2};
+  i.hosts = {kPayload};
+  i.partitions = {1, 2};
+  for (const char* name : {"program", "shape", "label"}) {
+    FactValue v;
+    v.type = FactType::kText;
+    v.text = kPayload;
+    i.facts[name] = v;
+  }
+  Allocation a;
+  for (const char* name : {"shape", "operator", "label"}) {
+    FactValue v;
+    v.type = FactType::kText;
+    v.text = kPayload;
+    a.fields[name] = v;
+  }
+  i.allocations.push_back(a);
+  i.diagnosis.best.cause = kPayload;
+  i.diagnosis.summary = kPayload;
+  i.diagnosis.evidence = {kPayload};
+  i.diagnosis.advice = {kPayload};
+  i.diagnosis.docs = {"javascript:alert(3)'><script>"};
+  i.excerpt = {kPayload};
+  r.incidents.push_back(i);
+  std::ostringstream out;
+  RenderHtml(r, out);
+  const std::string html = out.str();
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_EQ(html.find("href='javascript"), std::string::npos);  // only http(s) links
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;&quot;&#39;"),
+            std::string::npos);
 }
 
 }  // namespace
