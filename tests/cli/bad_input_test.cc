@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
+#include "tests/cli/cli_harness.h"
 
 namespace oomlens {
 namespace {
@@ -26,33 +27,12 @@ const char kSeed[] =
     "RESOURCE_EXHAUSTED: Error loading program 'jit_seed': Attempting to reserve 29.49G at the bottom of "
     "memory. That was not possible. There are 147.64M free, 0B reserved, and 147.64M reservable.\n";
 
-struct Result {
-  int code;
-  std::string out, err;
-};
+using Result = CliResult;
 
 class BadInput : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/oomlens-bad-input-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
-
-  std::string Write(const std::string& name, const std::string& content) {
-    std::string path = dir_ + "/" + name;
-    std::ofstream(path, std::ios::binary) << content;
-    return path;
-  }
-  Result Run(std::vector<std::string> args, Console console = {}) {
-    args.insert(args.begin(), "oomlens");
-    std::vector<const char*> argv;
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    int code = RunCli(static_cast<int>(argv.size()), argv.data(), out, err, console);
-    return {code, out.str(), err.str()};
-  }
+  std::string Write(const std::string& name, const std::string& content) { return scratch_.Write(name, content); }
+  Result Run(std::vector<std::string> args, Console console = {}) { return RunOomlens(std::move(args), console); }
   // Runs a log in JSON and checks that the JSON parses and the seed incident is there.
   Result RunLog(const std::string& content) {
     Result r = Run({"--format", "json", Write("input.log", content)});
@@ -61,7 +41,8 @@ class BadInput : public ::testing::Test {
   }
   static bool FoundSeed(const Result& r) { return r.out.find("\"program\": \"jit_seed\"") != std::string::npos; }
 
-  std::string dir_;
+  ScratchDir scratch_;
+  const std::string dir_ = scratch_.path();
 };
 
 TEST_F(BadInput, EmptyInput) {

@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/inputs.h"
+#include "tests/cli/cli_harness.h"
 
 namespace oomlens {
 namespace {
@@ -29,32 +30,9 @@ std::string Seed(const std::string& program, const std::string& requested) {
 
 class CiTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/oomlens-ci-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
-
-  std::string Write(const std::string& name, const std::string& content) {
-    std::string path = dir_ + "/" + name;
-    std::string parent = path.substr(0, path.rfind('/'));
-    std::system(("mkdir -p '" + parent + "'").c_str());
-    std::ofstream(path, std::ios::binary) << content;
-    return path;
-  }
-  struct Result {
-    int code;
-    std::string out, err;
-  };
-  Result Run(std::vector<std::string> args) {
-    args.insert(args.begin(), "oomlens");
-    std::vector<const char*> argv;
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    int code = RunCli(static_cast<int>(argv.size()), argv.data(), out, err, Console{});
-    return {code, out.str(), err.str()};
-  }
+  using Result = CliResult;
+  std::string Write(const std::string& name, const std::string& content) { return scratch_.Write(name, content); }
+  Result Run(std::vector<std::string> args) { return RunOomlens(std::move(args)); }
   // A log with n different incidents (one program each).
   std::string ManyIncidents(int n) {
     std::string log;
@@ -62,7 +40,8 @@ class CiTest : public ::testing::Test {
     return Write("many.log", log);
   }
 
-  std::string dir_;
+  ScratchDir scratch_;
+  const std::string dir_ = scratch_.path();
 };
 
 TEST_F(CiTest, GithubAnnotationsRespectTheRunnerLimit) {

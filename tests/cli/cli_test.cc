@@ -1,4 +1,5 @@
 #include "cli/cli.h"
+#include "tests/cli/cli_harness.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -15,19 +16,9 @@ namespace {
 const std::string kSource = OOMLENS_SOURCE_DIR;
 const std::string kExample = kSource + "/testdata/examples/multihost_e0101.log";
 
-struct CliRun {
-  int code;
-  std::string out, err;
-};
+using CliRun = CliResult;
 
-CliRun Cli(std::vector<std::string> args, Console console = {}) {
-  args.insert(args.begin(), "oomlens");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  int code = RunCli(static_cast<int>(argv.size()), argv.data(), out, err, console);
-  return {code, out.str(), err.str()};
-}
+CliRun Cli(std::vector<std::string> args, Console console = {}) { return RunOomlens(std::move(args), console); }
 
 TEST(Cli, FindsTheOomAndExitsOne) {
   CliRun r = Cli({"--color", "never", kExample});

@@ -1,0 +1,60 @@
+// Running the CLI in-process, and a scratch folder, for the CLI tests.
+#ifndef OOMLENS_TESTS_CLI_CLI_HARNESS_H_
+#define OOMLENS_TESTS_CLI_CLI_HARNESS_H_
+
+#include <stdlib.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/cli.h"
+
+namespace oomlens {
+
+struct CliResult {
+  int code;
+  std::string out, err;
+};
+
+/// Runs `oomlens args...` in-process with the given console.
+inline CliResult RunOomlens(std::vector<std::string> args, const Console& console = {}) {
+  args.insert(args.begin(), "oomlens");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  int code = RunCli(static_cast<int>(argv.size()), argv.data(), out, err, console);
+  return {code, out.str(), err.str()};
+}
+
+/// A folder under /tmp, removed with its contents when it goes out of scope.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    char tmpl[] = "/tmp/oomlens-test-XXXXXX";
+    path_ = ::mkdtemp(tmpl) ? tmpl : "";
+  }
+  ~ScratchDir() {
+    if (!path_.empty()) std::system(("rm -rf '" + path_ + "'").c_str());
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  /// Writes content to name (folders created as needed); returns the full path.
+  std::string Write(const std::string& name, const std::string& content) const {
+    std::string file = path_ + "/" + name;
+    std::system(("mkdir -p '" + file.substr(0, file.rfind('/')) + "'").c_str());
+    std::ofstream(file, std::ios::binary) << content;
+    return file;
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_TESTS_CLI_CLI_HARNESS_H_
