@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "cli/serve.h"
 #include "oomlens/render.h"
 #include "oomlens/scanner.h"
 
@@ -52,6 +53,11 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   CLI::App* explain = app.add_subcommand("explain", "what an error code, kind or cause means (e.g. E0101)");
   std::string topic;
   explain->add_option("topic", topic, "E0100, E0101, E1000, E1001, a kind or a cause")->required();
+  CLI::App* serve = app.add_subcommand("serve", "a local web page to paste a log into, and a JSON API");
+  ServeOptions serve_options;
+  serve->add_option("--listen", serve_options.listen, "address to listen on (default 127.0.0.1: this machine only)");
+  serve->add_option("--port", serve_options.port, "port (default 8080)")->check(CLI::Range(0, 65535));
+  serve->add_option("--max-body", serve_options.max_body, "largest request in bytes (default 64 MiB)");
   CLI::App* merge = app.add_subcommand("merge", "combine JSON reports (per shard or host) into one");
   merge->add_option("reports", o.reports, "reports written with --format json")->required();
 
@@ -79,6 +85,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     return kExitError;
   }
   if (merge->parsed()) return RunMerge(o, out, err, console);
+  if (serve->parsed()) return RunServe(o, serve_options, out, err, console);
   if (explain->parsed()) return RunExplain(o, topic, out, err);
   if (list->parsed()) return RunRulesList(o, out, err);
   if (check->parsed()) return RunRulesCheck(o, out, err);

@@ -1,0 +1,135 @@
+#include "cli/serve.h"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+#include "oomlens/render.h"
+#include "oomlens/rules.h"
+#include "oomlens/scanner.h"
+
+namespace oomlens {
+namespace {
+
+const char kPolicy[] = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'";
+
+const char kForm[] =
+    "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>oomlens</title>"
+    "<style>body{font:14px system-ui,sans-serif;margin:2em auto;max-width:60em}textarea{width:100%;height:18em}"
+    "</style></head><body><h1>oomlens</h1><p>Paste a crash log or an error message, or choose a log file. "
+    "Nothing leaves this machine.</p>"
+    "<form method='post' action='/diagnose' enctype='multipart/form-data'>"
+    "<textarea name='log' placeholder='RESOURCE_EXHAUSTED: ...'></textarea><p><input type='file' name='file'> "
+    "<button type='submit'>Diagnose</button></p></form></body></html>\n";
+
+void Secure(httplib::Response* res) {
+  res->set_header("Content-Security-Policy", kPolicy);
+  res->set_header("X-Content-Type-Options", "nosniff");
+  res->set_header("Referrer-Policy", "no-referrer");
+}
+
+// Diagnoses text with the loaded rules; renders it in the requested format.
+std::string Diagnose(const RuleSet& rules, const Options& o, const std::string& text, const std::string& format) {
+  ScanOptions options;
+  options.chip = o.chip;
+  Scanner scanner(rules, options);
+  scanner.ScanText(text, "<paste>");
+  Report report = scanner.Finish();
+  std::ostringstream out;
+  if (format == "json") RenderJson(report, out);
+  else if (format == "markdown") RenderMarkdown(report, out);
+  else if (format == "text") RenderText(report, {}, out);
+  else RenderHtml(report, out);
+  return out.str();
+}
+
+const char* ContentType(const std::string& format) {
+  if (format == "json") return "application/json";
+  if (format == "markdown") return "text/markdown; charset=utf-8";
+  if (format == "text") return "text/plain; charset=utf-8";
+  return "text/html; charset=utf-8";
+}
+
+}  // namespace
+
+int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std::ostream& err,
+             const Console& console) {
+  RuleSet rules;
+  std::vector<Problem> problems;
+  if (!(o.no_builtin || rules.LoadBuiltin(&problems))) {
+    for (const auto& p : problems) err << "oomlens: error: " << FormatProblem(p) << "\n";
+    return kExitError;
+  }
+  for (const auto& dir : o.rule_dirs) {
+    if (!rules.LoadDirectory(dir, &problems)) {
+      for (const auto& p : problems) err << "oomlens: error: " << FormatProblem(p) << "\n";
+      return kExitError;
+    }
+  }
+  httplib::Server server;
+  server.set_payload_max_length(serve.max_body);
+  server.set_read_timeout(serve.read_timeout_seconds, 0);
+  server.set_write_timeout(serve.read_timeout_seconds, 0);
+  server.Get("/", [](const httplib::Request&, httplib::Response& res) {
+    Secure(&res);
+    res.set_content(kForm, "text/html; charset=utf-8");
+  });
+  server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
+  server.Post("/diagnose", [&](const httplib::Request& req, httplib::Response& res) {
+    std::string text;
+    if (req.has_file("log")) text = req.get_file_value("log").content;
+    if (req.has_file("file")) text += (text.empty() ? "" : "\n") + req.get_file_value("file").content;
+    if (req.has_param("log")) text += req.get_param_value("log");
+    Secure(&res);
+    res.set_content(Diagnose(rules, o, text, "html"), "text/html; charset=utf-8");
+  });
+  server.Post("/api/v1/diagnose", [&](const httplib::Request& req, httplib::Response& res) {
+    std::string format = req.has_param("format") ? req.get_param_value("format") : "json";
+    if (format != "json" && format != "markdown" && format != "html" && format != "text") {
+      res.status = 400;
+      res.set_content("unknown format '" + format + "': use json, markdown, html or text\n", "text/plain");
+      return;
+    }
+    Secure(&res);
+    res.set_content(Diagnose(rules, o, req.body, format), ContentType(format));
+  });
+  server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (res.status == 413) {
+      res.set_content("413: the log is larger than this server accepts (--max-body); run the oomlens command on "
+                      "the file instead\n", "text/plain");
+    }
+  });
+  int port = serve.port;
+  if (port == 0) {
+    port = server.bind_to_any_port(serve.listen);
+  } else if (!server.bind_to_port(serve.listen, port)) {
+    port = -1;
+  }
+  if (port < 0) {
+    err << "oomlens: error: cannot listen on " << serve.listen << ":" << serve.port
+        << " (help: is the port in use? try --port)\n";
+    return kExitError;
+  }
+  bool loopback = serve.listen.rfind("127.", 0) == 0 || serve.listen == "::1" || serve.listen == "localhost";
+  err << "oomlens: serving on http://" << serve.listen << ":" << port << "/"
+      << (loopback ? " (this machine only; --listen ADDRESS to expose it)" : " (reachable from other machines)")
+      << "\n";
+  if (serve.on_listening) serve.on_listening(port);
+  std::atomic<bool> done{false};
+  std::thread watcher([&] {
+    while (!done.load()) {
+      if (console.interrupted && console.interrupted->load()) server.stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  bool ok = server.listen_after_bind();
+  done = true;
+  watcher.join();
+  out.flush();
+  return ok || (console.interrupted && console.interrupted->load()) ? kExitNoOom : kExitError;
+}
+
+}  // namespace oomlens

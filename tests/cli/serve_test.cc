@@ -1,0 +1,87 @@
+// `oomlens serve` on a free loopback port, exercised with a real HTTP client.
+#include "cli/serve.h"
+
+#include <httplib.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+#include <sstream>
+#include <thread>
+
+namespace oomlens {
+namespace {
+
+const char kSeed[] =
+    "XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_embedding_pipeline_step_fn': Attempting to "
+    "reserve 29.49G at the bottom of memory. That was not possible. There are 147.64M free, 0B reserved, and "
+    "147.64M reservable.";
+
+class ServeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    console_.interrupted = &stop_;
+    ServeOptions options;
+    options.port = 0;
+    options.max_body = 4096;
+    std::promise<int> bound;
+    options.on_listening = [&bound](int port) { bound.set_value(port); };
+    server_ = std::thread([this, options] { code_ = RunServe(Options{}, options, out_, err_, console_); });
+    port_ = bound.get_future().get();
+  }
+  void TearDown() override {
+    stop_ = true;
+    server_.join();
+    EXPECT_EQ(code_, 0);
+  }
+  httplib::Client Client() { return httplib::Client("127.0.0.1", port_); }
+
+  std::atomic<bool> stop_{false};
+  Console console_;
+  std::ostringstream out_, err_;
+  std::thread server_;
+  int port_ = 0, code_ = -1;
+};
+
+TEST_F(ServeTest, PageApiHealthAndLimits) {
+  auto client = Client();
+  auto health = client.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->body, "ok\n");
+
+  auto page = client.Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_NE(page->body.find("<form method='post' action='/diagnose'"), std::string::npos);
+  EXPECT_EQ(page->get_header_value("Content-Security-Policy").rfind("default-src 'none'", 0), 0u);
+
+  auto api = client.Post("/api/v1/diagnose", kSeed, "text/plain");
+  ASSERT_TRUE(api);
+  EXPECT_EQ(api->status, 200);
+  EXPECT_NE(api->body.find("\"kind\": \"tpu_program_load\""), std::string::npos);
+  EXPECT_NE(api->body.find("\"cause\": \"oversize\""), std::string::npos);
+
+  httplib::MultipartFormDataItems form = {{"log", kSeed, "", ""}};
+  auto posted = client.Post("/diagnose", form);  // the no-JavaScript path: a plain form post
+  ASSERT_TRUE(posted);
+  EXPECT_NE(posted->body.find("jit_embedding_pipeline_step_fn"), std::string::npos);
+  EXPECT_NE(posted->body.find("<svg"), std::string::npos);
+
+  std::string evil = std::string(kSeed).replace(std::string(kSeed).find("jit_embedding"), 13, "<script>x()</script>");
+  auto html = client.Post("/api/v1/diagnose?format=html", evil, "text/plain");
+  ASSERT_TRUE(html);
+  EXPECT_EQ(html->body.find("<script>"), std::string::npos);
+  EXPECT_NE(html->body.find("&lt;script&gt;"), std::string::npos);
+
+  auto big = client.Post("/api/v1/diagnose", std::string(8192, 'x'), "text/plain");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
+
+  auto bad = client.Post("/api/v1/diagnose?format=yaml", kSeed, "text/plain");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_NE(err_.str().find("(this machine only; --listen ADDRESS to expose it)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace oomlens
