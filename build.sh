@@ -6,6 +6,7 @@
 #   ./build.sh deps   only install the Debian packages the build needs
 #   ./build.sh hardening  ASan+UBSan build (clang): whole test suite, every bundled and
 #                     corpus log, then each libFuzzer target for FUZZ_SECONDS (default 30)
+#   ./build.sh browser  end-to-end tests of `oomlens serve` in headless Chromium
 # BUILD_DIR (default: build) and BUILD_TYPE (default: RelWithDebInfo) can be set.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -94,6 +95,14 @@ hardening() {
   run_fuzzers "$dir"
 }
 
+browser() {
+  build
+  install_packages chromium
+  command -v node >/dev/null && command -v npm >/dev/null || install_packages nodejs npm
+  (cd tests/browser && npm ci --no-audit --no-fund --silent)
+  node tests/browser/e2e.mjs "$BUILD_DIR/oomlens" "$BUILD_DIR/browser"
+}
+
 case "${1:-}" in
   deps) install_deps ;;
   build) build ;;
@@ -108,8 +117,9 @@ case "${1:-}" in
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)"
     ;;
   hardening) hardening ;;
+  browser) browser ;;
   *)
-    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

@@ -70,6 +70,10 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
     }
   }
   httplib::Server server;
+  // Idle keep-alive connections hold a worker each: more workers, shorter keep-alive.
+  server.new_task_queue = [] { return new httplib::ThreadPool(64); };
+  server.set_keep_alive_timeout(2);
+  server.set_tcp_nodelay(true);  // small responses: no 40 ms Nagle / delayed-ACK stall
   server.set_payload_max_length(serve.max_body);
   server.set_read_timeout(serve.read_timeout_seconds, 0);
   server.set_write_timeout(serve.read_timeout_seconds, 0);

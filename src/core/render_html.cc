@@ -33,7 +33,7 @@ std::string MemoryBar(const Incident& i) {
   for (const FactValue* v : {whole, requested, free})
     if (v) scale = std::max(scale, static_cast<double>(v->integer));
   if (scale <= 0 || (!whole && !free)) return "";
-  const double width = 560;
+  const double width = 500;  // leaves room for the value label of the longest bar
   auto w = [&](const FactValue* v) { return v ? std::max(1.0, width * static_cast<double>(v->integer) / scale) : 0; };
   std::ostringstream svg;
   svg << "<svg xmlns='http://www.w3.org/2000/svg' width='720' height='86' role='img' aria-label='memory picture'>";
@@ -61,7 +61,7 @@ void RenderIncidentHtml(const Incident& i, size_t number, std::ostream& out) {
       << HtmlEscape(d.best.cause) << "</span></h2>\n<p>" << HtmlEscape(d.summary) << "</p>\n";
   if (i.consequence_of) out << "<p class='muted'>follows [" << i.consequence_of << "]: " << HtmlEscape(i.relation) << "</p>\n";
   out << MemoryBar(i) << "\n<table>\n";
-  out << "<tr><th>seen</th><td>" << i.occurrences << " times, first at " << HtmlEscape(i.first.input) << ":"
+  out << "<tr><th>seen</th><td>" << i.occurrences << (i.occurrences == 1 ? " time" : " times") << ", first at " << HtmlEscape(i.first.input) << ":"
       << i.first.line << "</td></tr>\n";
   if (!i.partitions.empty()) out << "<tr><th>partitions</th><td>" << HtmlEscape(FormatIdSet(i.partitions)) << "</td></tr>\n";
   if (!i.hosts.empty()) out << "<tr><th>hosts</th><td>" << HtmlEscape(FormatNameSet(i.hosts)) << "</td></tr>\n";
