@@ -55,6 +55,42 @@ std::string MemoryBar(const Incident& i) {
   return svg.str();
 }
 
+// The top allocations as bars, the padding part of each shaded lighter.
+std::string AllocationChart(const Incident& i) {
+  const size_t kBars = 10;
+  double largest = 0;
+  for (size_t k = 0; k < i.allocations.size() && k < kBars; ++k) {
+    auto it = i.allocations[k].fields.find("size_bytes");
+    if (it != i.allocations[k].fields.end()) largest = std::max(largest, it->second.number);
+  }
+  if (largest <= 0) return "";
+  const double width = 420;
+  std::ostringstream svg;
+  size_t bars = std::min(kBars, i.allocations.size());
+  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='720' height='" << 20 * bars + 8
+      << "' role='img' aria-label='largest allocations'>";
+  for (size_t k = 0; k < bars; ++k) {
+    const Facts& f = i.allocations[k].fields;
+    auto size = f.find("size_bytes");
+    if (size == f.end()) continue;
+    auto padding = f.find("padding_bytes");
+    double total = width * size->second.number / largest;
+    double padded = padding == f.end() ? 0 : std::min(total, width * padding->second.number / largest);
+    auto shape = f.find("shape");
+    std::string label = shape == f.end() ? "" : shape->second.text.substr(0, 40);
+    int y = 4 + static_cast<int>(k) * 20;
+    svg << "<rect x='0' y='" << y << "' width='" << std::max(1.0, total - padded) << "' height='16' fill='#58a'/>";
+    if (padded > 0) {
+      svg << "<rect x='" << total - padded << "' y='" << y << "' width='" << padded
+          << "' height='16' fill='#c9dcee'><title>padding</title></rect>";
+    }
+    svg << "<text x='" << total + 6 << "' y='" << y + 13 << "' font-size='12'>" << FormatSize(size->second.integer)
+        << " " << HtmlEscape(label) << "</text>";
+  }
+  svg << "</svg>";
+  return svg.str();
+}
+
 void RenderIncidentHtml(const Incident& i, size_t number, std::ostream& out) {
   const Diagnosis& d = i.diagnosis;
   out << "<h2>[" << number << "] " << HtmlEscape((i.code.empty() ? "" : i.code + " ") + i.title) << " &middot; <span class='cause'>"
@@ -76,7 +112,8 @@ void RenderIncidentHtml(const Incident& i, size_t number, std::ostream& out) {
     out << "</ul>\n";
   }
   if (!i.allocations.empty()) {
-    out << "<h3>Largest allocations</h3><table><tr><th>size</th><th>shape</th><th>operator</th><th>padding</th></tr>";
+    out << "<h3>Largest allocations</h3>" << AllocationChart(i) << "<p class='muted'>dark: data, light: "
+        << "padding</p><table><tr><th>size</th><th>shape</th><th>operator</th><th>padding</th></tr>";
     for (size_t k = 0; k < i.allocations.size() && k < 20; ++k) {
       const Facts& f = i.allocations[k].fields;
       auto get = [&f](const char* n) {
