@@ -30,13 +30,13 @@ std::string MemoryBar(const Incident& i) {
   if (!requested) requested = Fact(i, "used_bytes");
   const FactValue* free = Fact(i, "free_bytes");
   double scale = 0;
-  for (const FactValue* v : {whole, requested, free})
+  for (const FactValue* v : {whole, requested, free, Fact(i, "used_bytes")})
     if (v) scale = std::max(scale, static_cast<double>(v->integer));
   if (scale <= 0 || (!whole && !free)) return "";
   const double width = 500;  // leaves room for the value label of the longest bar
   auto w = [&](const FactValue* v) { return v ? std::max(1.0, width * static_cast<double>(v->integer) / scale) : 0; };
   std::ostringstream svg;
-  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='720' height='86' role='img' aria-label='memory picture'>";
+  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='720' height='106' role='img' aria-label='memory picture'>";
   int y = 4;
   auto bar = [&](const char* label, const FactValue* v, const char* color) {
     if (!v) return;
@@ -46,6 +46,7 @@ std::string MemoryBar(const Incident& i) {
     y += 20;
   };
   bar(Fact(i, "capacity_bytes") ? "device memory" : "limit", whole, "#9ab");
+  if (Fact(i, "requested_bytes")) bar("in use", Fact(i, "used_bytes"), "#a8a");  // used is the need otherwise
   bar("free", free, "#7b7");
   bar(Fact(i, "requested_bytes") ? "requested" : "needed", requested, "#d55");
   const FactValue* largest = Fact(i, "largest_free_bytes");
