@@ -21,7 +21,7 @@ constexpr uint64_t kStaleLines = 256;  // a stream silent this long has nothing 
 
 // Keeps the first value of a fact, unless a later one is the same value printed
 // more precisely ("3.95G" then "(4,237,689,856 bytes)").
-void Keep(const std::string& name, FactValue value, Facts* facts) {
+void KeepFact(const std::string& name, FactValue value, Facts* facts) {
   auto it = facts->find(name);
   if (it == facts->end()) {
     (*facts)[name] = std::move(value);
@@ -56,7 +56,7 @@ void Record(const FactGroup& group, std::string_view text, Event* event, std::ve
                                 "ignored " + info.name + ": " + error, "the rest of the message was read"});
     return;
   }
-  Keep(info.name, std::move(value), &event->facts);
+  KeepFact(info.name, std::move(value), &event->facts);
 }
 
 // Reads the entries of a listing (e.g. "Largest program allocations") from the
@@ -198,7 +198,7 @@ void Recognizer::OpenMessage(const Signature* sig, const CleanLine& line, uint64
   open.text = std::string(line.message.substr(0, kMaxMessageBytes));
   open.messages.emplace_back(line.message.substr(0, kMaxExcerptLine));
   Tally(&open, line.message);
-  Keep(&open, line);
+  KeepExcerpt(&open, line);
   open.lines = 1;
   UpdateState(&open);
   if (open.complete && !sig->follow) {
@@ -239,7 +239,7 @@ Recognizer::Step Recognizer::Continue(Open* open, const CleanLine& line) {
   return Step::kJoined;
 }
 
-void Recognizer::Keep(Open* open, const CleanLine& line) {
+void Recognizer::KeepExcerpt(Open* open, const CleanLine& line) {
   if (open->excerpt.size() < kMaxExcerptLines) open->excerpt.emplace_back(line.display.substr(0, kMaxExcerptLine));
   ++open->excerpt_total;
 }
@@ -265,7 +265,7 @@ bool Recognizer::Tally(Open* open, std::string_view message) {
 }
 
 void Recognizer::Join(Open* open, const CleanLine& line) {
-  Keep(open, line);
+  KeepExcerpt(open, line);
   open->last_line = current_line_;
   ++open->lines;
   open->blank_run = 0;

@@ -75,7 +75,7 @@ class Recognizer {
   Step Continue(Open* open, const CleanLine& line);
   void Join(Open* open, const CleanLine& line);
   bool Tally(Open* open, std::string_view message);  // true when an aggregate took the line
-  void Keep(Open* open, const CleanLine& line);
+  void KeepExcerpt(Open* open, const CleanLine& line);  // first lines for the excerpt, and the count
   void UpdateState(Open* open) const;
   void Close(Open&& open);
   void Emit(Event&& event, const Signature& sig);

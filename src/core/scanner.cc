@@ -38,7 +38,7 @@ struct Scanner::State {
         options(std::move(o)),
         recognizer(r.data(), [this](Event&& e) { grouper.Add(std::move(e)); }, &report.problems) {}
 
-  void Problem(Problem::Severity severity, std::string where, std::string message, std::string help) {
+  void AddProblem(Problem::Severity severity, std::string where, std::string message, std::string help) {
     report.problems.push_back(
         oomlens::Problem{severity, std::move(where), std::move(message), std::move(help)});
   }
@@ -57,7 +57,7 @@ struct Scanner::State {
         break;
       }
       if (line.truncated) {
-        Problem(Problem::Severity::kWarning, name + ":" + std::to_string(line.number),
+        AddProblem(Problem::Severity::kWarning, name + ":" + std::to_string(line.number),
                 "line longer than " + std::to_string(options.max_line_bytes >> 20) +
                     " MiB; only its start was read",
                 "");
@@ -74,7 +74,7 @@ struct Scanner::State {
     report.inputs.push_back(summary);
     if (report.interrupted) return false;
     if (!reader.error().empty()) {
-      Problem(Problem::Severity::kError, name, "read failed after " + std::to_string(reader.bytes_read()) +
+      AddProblem(Problem::Severity::kError, name, "read failed after " + std::to_string(reader.bytes_read()) +
                                                    " bytes: " + reader.error(),
               "the part read before the error was scanned");
       return false;
@@ -104,7 +104,7 @@ bool Scanner::ScanFile(const std::string& path, const std::string& host) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
-    state_->Problem(Problem::Severity::kError, path, std::strerror(err),
+    state_->AddProblem(Problem::Severity::kError, path, std::strerror(err),
                     err == ENOENT ? "check the path" : "check the file's permissions");
     state_->report.inputs.push_back(InputSummary{path, 0, 0, false});
     return false;
@@ -112,7 +112,7 @@ bool Scanner::ScanFile(const std::string& path, const std::string& host) {
   struct stat st;
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     ::close(fd);
-    state_->Problem(Problem::Severity::kError, path, "is a directory",
+    state_->AddProblem(Problem::Severity::kError, path, "is a directory",
                     "give the log files inside it (e.g. " + path + "/*.log), or -r to read it recursively");
     state_->report.inputs.push_back(InputSummary{path, 0, 0, false});
     return false;
@@ -165,7 +165,7 @@ Report Scanner::Finish() {
     s.report.problems.resize(kMaxProblems);
   }
   if (s.dropped_problems > 0) {
-    s.Problem(Problem::Severity::kWarning, "oomlens",
+    s.AddProblem(Problem::Severity::kWarning, "oomlens",
               std::to_string(s.dropped_problems) + " more warnings not shown", "");
   }
   return std::move(s.report);
