@@ -24,6 +24,16 @@ struct Allocation {
   Facts fields;
 };
 
+/// Listed allocations that share an owner, a label, or one identical shape and
+/// size (many identical live buffers: references kept alive).
+struct AllocationGroup {
+  std::string by;   ///< "owner", "label" or "identical"
+  std::string key;  ///< the owner, the label, or "shape, size"
+  int64_t count = 0;
+  int64_t bytes = 0;
+  double share = 0;  ///< bytes / allocated total of the listing
+};
+
 /// One OOM message, as recognised on one or more lines.
 struct Event {
   std::string signature;  ///< id of the signature that recognised it
@@ -37,6 +47,7 @@ struct Event {
   std::vector<std::string> excerpt;  ///< the message's lines as printed (the first ones)
   uint64_t excerpt_total = 0;        ///< lines the message spanned
   std::vector<Allocation> allocations;
+  std::vector<std::string> listings;  ///< ids of listing signatures (dumps) that joined it
 };
 
 /// A cause rule that matched an incident.
@@ -79,6 +90,7 @@ struct Incident {
   std::vector<std::string> excerpt;
   uint64_t excerpt_total = 0;  ///< lines the first occurrence spanned
   std::vector<Allocation> allocations;  ///< of the first occurrence that listed any
+  std::vector<AllocationGroup> allocation_groups;  ///< derived from allocations, largest first per kind
   size_t consequence_of = 0;  ///< 1-based number of the incident this one follows from; 0: a root
   std::string relation;       ///< how it follows (empty for roots)
 };

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/allocation_summary.h"
 #include "oomlens/size.h"
 
 namespace oomlens {
@@ -205,6 +206,8 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   Facts& facts = incident->facts;
   Facts& derived = incident->derived;
   derived.clear();
+  incident->allocation_groups.clear();
+  SummarizeAllocations(incident->allocations, &derived, &incident->allocation_groups);
   if (!chip.empty()) {
     FactValue name;
     name.type = FactType::kText;
@@ -216,9 +219,11 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   const FactValue* requested = Find(facts, "requested_bytes");
   const FactValue* free = Find(facts, "free_bytes");
   const FactValue* free_or_chunks = free ? free : Find(facts, "free_chunks_bytes");  // BFC dumps
+  if (!free_or_chunks) free_or_chunks = Find(derived, "free_total_bytes");            // block maps
   const FactValue* capacity = Find(facts, "capacity_bytes");
   const FactValue* largest = Find(facts, "largest_free_bytes");
   if (!largest) largest = Find(facts, "reservable_bytes");
+  if (!largest) largest = Find(derived, "largest_free_block_bytes");
   if (largest) derived["largest_contiguous_bytes"] = *largest;
   if (requested && free) {
     derived["shortfall_bytes"] =

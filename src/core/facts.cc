@@ -108,6 +108,17 @@ std::vector<FactInfo> BuildRegistry() {
       {"largest_allocation_operator", T::kText, true, "its operator (op_name)"},
       {"largest_allocation_source", T::kText, true, "its source file:line"},
       {"largest_allocation_label", T::kText, true, "its XLA label"},
+      {"allocated_total_bytes", T::kSize, true, "live allocations of a listing, summed"},
+      {"free_total_bytes", T::kSize, true, "free blocks of a listing, summed"},
+      {"free_block_count", T::kCount, true, "free blocks in a listing"},
+      {"largest_free_block_bytes", T::kSize, true, "the largest free block of a listing"},
+      {"top_owner", T::kText, true, "the owner (program, process) holding most listed bytes"},
+      {"top_owner_bytes", T::kSize, true, "what the top owner holds"},
+      {"top_owner_share", T::kRatio, true, "top owner / allocated total"},
+      {"identical_buffers_count", T::kCount, true, "live buffers in the largest group of one shape and size"},
+      {"identical_buffers_bytes", T::kSize, true, "what that group holds"},
+      {"identical_buffers_share", T::kRatio, true, "that group / allocated total"},
+      {"identical_buffers_shape", T::kText, true, "the group's shape (or size when no shape is printed)"},
       {"padding_total_bytes", T::kSize, true, "extra memory due to padding, summed over the listing"},
       {"largest_padding_bytes", T::kSize, true, "the largest padding of one allocation"},
       {"max_expansion", T::kRatio, true, "the worst padding expansion factor"},
@@ -138,6 +149,10 @@ std::vector<FactInfo> BuildAllocationFields() {
       {"source_line", T::kCount, false, "source line of the operator"},
       {"label", T::kText, false, "XLA label (instruction)"},
       {"type", T::kText, false, "allocation type: HLO temp, parameter, output ..."},
+      {"offset", T::kText, false, "address or offset of the block"},
+      {"state", T::kText, false, "allocated, free or reserved (a block map); absent: allocated"},
+      {"dtype", T::kText, false, "element type"},
+      {"id", T::kText, false, "allocation id"},
   };
   std::sort(r.begin(), r.end(), [](const FactInfo& a, const FactInfo& b) { return a.name < b.name; });
   return r;

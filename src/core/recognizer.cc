@@ -18,6 +18,8 @@ constexpr size_t kMaxOpenStreams = 4096;
 constexpr size_t kMaxAnnotations = 16;  // most recent precursor warnings kept per input
 constexpr size_t kMaxExcerptLines = 60;
 constexpr uint64_t kStaleLines = 256;  // a stream silent this long has nothing more to add
+constexpr uint64_t kListingGap = 3;    // lines between an event and the listing that follows it
+constexpr size_t kMaxListingLines = 50000;  // lines of one listing kept for its entries
 
 // Keeps the first value of a fact, unless a later one is the same value printed
 // more precisely ("3.95G" then "(4,237,689,856 bytes)").
@@ -120,7 +122,9 @@ Recognizer::Recognizer(const RuleData& rules, EventSink sink, std::vector<Proble
     : rules_(rules),
       sink_(std::move(sink)),
       problems_(problems),
-      prefilter_(rules.prefilter ? rules.prefilter : std::make_shared<const Prefilter>(rules.literals)) {}
+      prefilter_(rules.prefilter ? rules.prefilter : std::make_shared<const Prefilter>(rules.literals)) {
+  for (const auto& sig : rules.signatures) listing_targets_.insert(sig.after.begin(), sig.after.end());
+}
 
 void Recognizer::BeginInput(const std::string& name, int index, const std::string& default_host) {
   Finish();
@@ -139,6 +143,33 @@ const Signature* Recognizer::FindStart(std::string_view message) const {
   return nullptr;
 }
 
+const Signature* Recognizer::FindListingStart(const std::string& stream, std::string_view message) const {
+  auto it = pending_.find(stream);
+  if (it == pending_.end() || current_line_ > it->second.last_line + kListingGap) return nullptr;
+  const std::string& kind = it->second.event.kind;
+  for (const auto& sig : rules_.signatures) {
+    if (sig.after.empty() || std::find(sig.after.begin(), sig.after.end(), kind) == sig.after.end()) continue;
+    if (sig.start && Contains(*sig.start, message)) return &sig;
+  }
+  return nullptr;
+}
+
+void Recognizer::FlushPending(uint64_t before_line) {
+  std::vector<Event> ready;
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    auto open = open_.find(it->first);
+    bool listing_open = open != open_.end() && !open->second.sig->after.empty();
+    if (!listing_open && it->second.last_line + kListingGap < before_line) {
+      ready.push_back(std::move(it->second.event));
+      it = pending_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  std::sort(ready.begin(), ready.end(), [](const Event& a, const Event& b) { return a.where.line < b.where.line; });
+  for (auto& e : ready) sink_(std::move(e));
+}
+
 void Recognizer::CloseStale(uint64_t line) {
   std::vector<Open> stale;
   for (auto it = open_.begin(); it != open_.end();) {
@@ -154,6 +185,7 @@ void Recognizer::CloseStale(uint64_t line) {
 }
 
 void Recognizer::Feed(const Line& line) {
+  if (!pending_.empty()) FlushPending(line.number);
   if (!open_.empty() && line.number >= next_sweep_) {
     CloseStale(line.number);
     next_sweep_ = line.number + 64;
@@ -164,7 +196,7 @@ void Recognizer::Feed(const Line& line) {
     if (!complete) return;  // wait for the rest of the line
     text = unwrapped_;
   }
-  if (open_.empty() && !prefilter_->MayMatch(text)) return;
+  if (open_.empty() && pending_.empty() && !prefilter_->MayMatch(text)) return;
   std::string host;
   if (!text.empty() && (text.front() == '{' || text.front() == ' ') && UnwrapJson(text, &payload_lines_, &host)) {
     for (const auto& payload : payload_lines_) FeedLogical(payload, line.number, host);
@@ -184,7 +216,15 @@ void Recognizer::FeedLogical(std::string_view text, uint64_t number, const std::
     Close(std::move(it->second));
     open_.erase(it);
   }
-  if (const Signature* sig = FindStart(clean.message)) OpenMessage(sig, clean, number);
+  const Signature* sig = FindListingStart(stream, clean.message);
+  if (!sig && (sig = FindStart(clean.message))) {
+    auto pending = pending_.find(stream);  // another message: no listing follows that event
+    if (pending != pending_.end()) {
+      sink_(std::move(pending->second.event));
+      pending_.erase(pending);
+    }
+  }
+  if (sig) OpenMessage(sig, clean, number);
 }
 
 void Recognizer::OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number) {
@@ -272,7 +312,11 @@ void Recognizer::Join(Open* open, const CleanLine& line) {
   if (Tally(open, line.message)) return;  // its numbers are counted; keep the text small
   open->text += ' ';
   open->text.append(line.message.substr(0, kMaxMessageBytes - std::min(kMaxMessageBytes, open->text.size())));
-  open->messages.emplace_back(line.message.substr(0, kMaxExcerptLine));
+  if (open->messages.size() < kMaxListingLines) {
+    open->messages.emplace_back(line.message.substr(0, kMaxExcerptLine));
+  } else {
+    ++open->dropped_lines;
+  }
   open->blank_run = 0;
   if (!open->complete) UpdateState(open);
 }
@@ -340,12 +384,39 @@ void Recognizer::Close(Open&& open) {
     event.allocations = sig.items->each ? ReadEachItem(*sig.items, open.text, open.where, problems_)
                                         : ReadItems(*sig.items, open.messages, open.where, problems_);
   }
+  if (open.dropped_lines > 0 || (sig.items && static_cast<int>(event.allocations.size()) >= sig.items->max_items)) {
+    problems_->push_back(Problem{Problem::Severity::kWarning, Where(open.where),
+                                 "listing longer than oomlens keeps: " + std::to_string(event.allocations.size()) +
+                                     " entries read, " + std::to_string(open.dropped_lines) + " more lines not read",
+                                 "its totals (aggregates) still count every line"});
+  }
   event.excerpt = std::move(open.excerpt);
   event.excerpt_total = open.excerpt_total;
-  Emit(std::move(event), sig);
+  std::string stream = open.context.host;
+  if (!sig.after.empty()) {
+    JoinListing(std::move(event), sig, stream);
+    return;
+  }
+  Emit(std::move(event), sig, stream);
 }
 
-void Recognizer::Emit(Event&& event, const Signature& sig) {
+// A listing joins the event it follows: its entries, the facts the event lacks,
+// and its lines in the excerpt.
+void Recognizer::JoinListing(Event&& listing, const Signature& sig, const std::string& stream) {
+  auto it = pending_.find(stream);
+  if (it == pending_.end()) return;  // FindListingStart opened it only after a pending event
+  Event& event = it->second.event;
+  it->second.last_line = current_line_;
+  for (auto& a : listing.allocations) event.allocations.push_back(std::move(a));
+  for (auto& [name, value] : listing.facts) event.facts.emplace(name, std::move(value));
+  event.listings.push_back(sig.id);
+  for (auto& line : listing.excerpt) {
+    if (event.excerpt.size() < kMaxExcerptLines) event.excerpt.push_back(std::move(line));
+  }
+  event.excerpt_total += listing.excerpt_total;
+}
+
+void Recognizer::Emit(Event&& event, const Signature& sig, const std::string& stream) {
   if (!sig.annotates.empty() && !emit_annotations_) {
     if (annotations_.size() >= kMaxAnnotations) annotations_.erase(annotations_.begin());
     annotations_.emplace_back(&sig, std::move(event));
@@ -360,6 +431,15 @@ void Recognizer::Emit(Event&& event, const Signature& sig) {
     for (auto& [name, value] : it->second.facts) event.facts.emplace(name, std::move(value));
     it = annotations_.erase(it);
   }
+  if (listing_targets_.count(event.kind)) {  // a listing may follow: hold the event back
+    auto pending = pending_.find(stream);
+    if (pending != pending_.end()) {
+      sink_(std::move(pending->second.event));
+      pending_.erase(pending);
+    }
+    pending_[stream] = Pending{std::move(event), current_line_};
+    return;
+  }
   sink_(std::move(event));
 }
 
@@ -371,6 +451,7 @@ void Recognizer::Finish() {
   std::sort(by_line.begin(), by_line.end(),
             [](const Open& a, const Open& b) { return a.where.line < b.where.line; });
   for (auto& o : by_line) Close(std::move(o));
+  FlushPending(UINT64_MAX);
 }
 
 std::vector<Event> RecognizeText(const RuleData& rules, std::string_view text, bool emit_annotations,

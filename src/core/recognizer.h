@@ -13,10 +13,15 @@
 // prints again does not keep the scanner off its fast path.
 // Events of a signature that 'annotates' other kinds (a warning that precedes an
 // OOM) are held and their facts added to the next event of those kinds in the input.
+// A signature that comes 'after' other kinds (an allocation dump printed right
+// after the OOM message) is tried only on the few lines that follow an event of
+// those kinds in the same stream; its entries and facts join that event, which
+// is held back until no listing can follow any more.
 #ifndef OOMLENS_CORE_RECOGNIZER_H_
 #define OOMLENS_CORE_RECOGNIZER_H_
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,7 +48,7 @@ class Recognizer {
   /// Closes every open message (end of input).
   void Finish();
   /// True when no message is open: lines without a literal cannot matter.
-  bool idle() const { return open_.empty() && cri_partial_.empty(); }
+  bool idle() const { return open_.empty() && pending_.empty() && cri_partial_.empty(); }
   /// Offset of the first literal in text, or npos (the prefilter).
   size_t FindCandidate(std::string_view text) const { return prefilter_->Find(text); }
   /// Emits annotation events as events of their own (for checking samples).
@@ -61,6 +66,7 @@ class Recognizer {
     bool complete = false, has_required = false;
     uint64_t excerpt_total = 0;
     uint64_t last_line = 0;  // input line that last joined it
+    size_t dropped_lines = 0;  // listing lines beyond what is kept for items
     struct Tally {
       double sum = 0, max = 0;
       int64_t count = 0;
@@ -68,9 +74,15 @@ class Recognizer {
     std::vector<Tally> tallies;  // one per signature aggregate
   };
   enum class Step { kJoined, kClosed };
+  // An event that a listing ('after' signature) may still follow.
+  struct Pending {
+    Event event;
+    uint64_t last_line = 0;  // last line of the event or of a listing that joined it
+  };
 
   void FeedLogical(std::string_view text, uint64_t number, const std::string& host);
   const Signature* FindStart(std::string_view message) const;
+  const Signature* FindListingStart(const std::string& stream, std::string_view message) const;
   void OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number);
   Step Continue(Open* open, const CleanLine& line);
   void Join(Open* open, const CleanLine& line);
@@ -78,7 +90,9 @@ class Recognizer {
   void KeepExcerpt(Open* open, const CleanLine& line);  // first lines for the excerpt, and the count
   void UpdateState(Open* open) const;
   void Close(Open&& open);
-  void Emit(Event&& event, const Signature& sig);
+  void Emit(Event&& event, const Signature& sig, const std::string& stream);
+  void JoinListing(Event&& listing, const Signature& sig, const std::string& stream);
+  void FlushPending(uint64_t before_line);  // emits events no listing can follow any more
   void CloseStale(uint64_t line);
 
   const RuleData& rules_;
@@ -88,6 +102,8 @@ class Recognizer {
   LineCleaner cleaner_;
   std::map<std::string, Open> open_;  // by stream (host tag)
   std::vector<std::pair<const Signature*, Event>> annotations_;  // waiting for their event
+  std::map<std::string, Pending> pending_;  // by stream: events a listing may follow
+  std::set<std::string> listing_targets_;   // kinds some 'after' signature follows
   std::string input_;
   std::string default_host_;
   std::string cri_partial_, unwrapped_;  // CRI 'P' lines waiting for their 'F'; scratch

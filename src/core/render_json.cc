@@ -62,6 +62,11 @@ ojson IncidentJson(const Incident& i) {
   ojson allocations = ojson::array();
   for (const auto& a : i.allocations) allocations.push_back(FactsJson(a.fields));
   j["allocations"] = allocations;
+  ojson groups = ojson::array();
+  for (const auto& g : i.allocation_groups) {
+    groups.push_back({{"by", g.by}, {"key", g.key}, {"count", g.count}, {"bytes", g.bytes}, {"share", g.share}});
+  }
+  j["allocation_groups"] = groups;
   j["cause"] = d.best.cause;
   j["confidence"] = d.best.confidence;
   j["summary"] = d.summary;

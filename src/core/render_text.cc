@@ -4,6 +4,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/allocation_summary.h"
 #include "oomlens/render.h"
 #include "oomlens/size.h"
 
@@ -120,7 +121,7 @@ std::string AllocationLine(const Allocation& a, const Facts& facts) {
     std::snprintf(pct, sizeof pct, "%.0f%% of limit", 100.0 * size->number / limit->second.number);
     parts.push_back(pct);
   }
-  for (const char* name : {"shape", "op_type", "operator"}) {
+  for (const char* name : {"owner", "shape", "op_type", "operator"}) {
     if (const FactValue* v = Field(a, name)) parts.push_back(v->text.size() > 80 ? v->text.substr(0, 77) + "..." : v->text);
   }
   if (const FactValue* file = Field(a, "source_file")) {
@@ -132,22 +133,89 @@ std::string AllocationLine(const Allocation& a, const Facts& facts) {
     parts.push_back("padding " + FormatSize(pad->integer) + (x ? " (" + x->text + "x)" : ""));
   }
   if (const FactValue* type = Field(a, "type")) parts.push_back(type->text);
+  if (Field(a, "state") && AllocationState(a) != std::string("allocated")) parts.push_back(AllocationState(a));
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : "  ") + p;
   return Printable(out);
 }
 
+std::string Pct(double share) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.0f%%", 100.0 * share);
+  return buf;
+}
+
+std::string DerivedSize(const Incident& i, const char* name) {
+  auto it = i.derived.find(name);
+  return it == i.derived.end() ? "" : FormatSize(it->second.integer);
+}
+
+// "allocations (5000 listed, live 14.2G, free 1.3G in 50 blocks, largest 64.0M)"
+std::string AllocationsHead(const Incident& i) {
+  std::string head = "allocations (" + std::to_string(i.allocations.size()) + " listed";
+  std::string live = DerivedSize(i, "allocated_total_bytes"), free = DerivedSize(i, "free_total_bytes");
+  if (!live.empty() && !free.empty()) head += ", live " + live;
+  if (!free.empty()) {
+    head += ", free " + free + " in " + i.derived.at("free_block_count").text + " blocks, largest " +
+            DerivedSize(i, "largest_free_block_bytes");
+  }
+  std::string padding = DerivedSize(i, "padding_total_bytes");
+  if (!padding.empty()) head += ", padding " + padding + " in total";
+  return head + ")";
+}
+
+// One line per kind of group: the three largest owners, labels, identical buffers.
+void RenderGroups(const Incident& i, const Style& style, std::ostream& out) {
+  const size_t kShown = 3;
+  for (const char* by : {"owner", "label", "identical"}) {
+    std::vector<std::string> parts;
+    size_t total = 0;
+    for (const auto& g : i.allocation_groups) {
+      if (g.by != by || ++total > kShown) continue;
+      std::string key = g.key.size() > 60 ? g.key.substr(0, 57) + "..." : g.key;
+      if (std::string(by) == "identical") {
+        parts.push_back(std::to_string(g.count) + " x " + key + " = " + FormatSize(g.bytes) + " (" + Pct(g.share) + " of listed)");
+      } else {
+        parts.push_back(key + " " + FormatSize(g.bytes) + " (" + Pct(g.share) + ", " + std::to_string(g.count) + ")");
+      }
+    }
+    if (parts.empty()) continue;
+    if (total > kShown) parts.push_back(total < kGroupsKept ? std::to_string(total - kShown) + " more" : "more");
+    std::string label = std::string(by) == "identical" ? "identical " : std::string(by) + "s    ";
+    std::string line;
+    for (const auto& p : parts) line += (line.empty() ? "" : " · ") + p;
+    out << "      " << style.Dim(label) << Printable(line) << "\n";
+  }
+}
+
+// The entries shown: a ranked listing in its order, a block map by size (live first).
+std::vector<const Allocation*> ShownAllocations(const Incident& i, size_t n) {
+  std::vector<const Allocation*> all;
+  for (const auto& a : i.allocations) all.push_back(&a);
+  bool ranked = !all.empty() && Field(*all.front(), "rank");
+  if (!ranked) {
+    auto key = [](const Allocation* a) {
+      const FactValue* state = Field(*a, "state");
+      const FactValue* size = Field(*a, "size_bytes");
+      bool live = !state || AllocationState(*a) == std::string("allocated");
+      return std::make_pair(live, size ? size->integer : -1);
+    };
+    std::stable_sort(all.begin(), all.end(), [&](const Allocation* a, const Allocation* b) { return key(a) > key(b); });
+  }
+  if (all.size() > n) all.resize(n);
+  return all;
+}
+
 void RenderAllocations(const Incident& i, const Style& style, std::ostream& out) {
   if (i.allocations.empty()) return;
   const size_t kShown = 5;
-  std::string head = "allocations (" + std::to_string(i.allocations.size()) + " listed";
-  auto padding = i.derived.find("padding_total_bytes");
-  if (padding != i.derived.end()) head += ", padding " + FormatSize(padding->second.integer) + " in total";
-  out << "    " << style.Dim(head + ")") << "\n";
-  for (size_t k = 0; k < i.allocations.size() && k < kShown; ++k) {
-    const FactValue* rank = Field(i.allocations[k], "rank");
-    out << "      " << (rank ? rank->text : std::to_string(k + 1)) << ". "
-        << AllocationLine(i.allocations[k], i.facts) << "\n";
+  out << "    " << style.Dim(AllocationsHead(i)) << "\n";
+  RenderGroups(i, style, out);
+  size_t k = 0;
+  for (const Allocation* a : ShownAllocations(i, kShown)) {
+    const FactValue* rank = Field(*a, "rank");
+    out << "      " << (rank ? rank->text : std::to_string(++k)) << ". " << AllocationLine(*a, i.facts) << "\n";
+    if (rank) ++k;
   }
   if (i.allocations.size() > kShown) out << "      ... " << i.allocations.size() - kShown << " more (see --format json)\n";
 }

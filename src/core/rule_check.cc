@@ -1,4 +1,5 @@
 // `oomlens rules check`: every signature and cause rule proves itself on its samples.
+#include <algorithm>
 #include <set>
 
 #include "core/decide.h"
@@ -12,7 +13,7 @@ namespace {
 
 using json = nlohmann::json;
 
-const std::set<std::string> kSignatureSampleKeys = {"text", "expect", "no_match"};
+const std::set<std::string> kSignatureSampleKeys = {"text", "expect", "no_match", "allocations"};
 const std::set<std::string> kCauseSampleKeys = {"kind", "facts", "expect", "summary"};
 
 class SampleChecker {
@@ -87,7 +88,10 @@ void SampleChecker::CheckSignature(const Signature& sig) {
     }
     std::vector<Event> events = Recognize(text->get<std::string>());
     const Event* mine = nullptr;
-    for (const auto& e : events) if (!mine && e.signature == sig.id) mine = &e;
+    for (const auto& e : events) {
+      bool joined = std::find(e.listings.begin(), e.listings.end(), sig.id) != e.listings.end();
+      if (!mine && (e.signature == sig.id || joined)) mine = &e;
+    }
     if (s.json.value("no_match", false)) {
       if (mine) Fail(s.where, "signature '" + sig.id + "' matched a sample marked no_match",
                      "narrow 'start' or the fact patterns");
@@ -98,6 +102,13 @@ void SampleChecker::CheckSignature(const Signature& sig) {
       Fail(s.where, "sample not recognised by signature '" + sig.id + "' (got " + got + ")",
            "check 'literals', 'start', 'require' and 'priority'");
       continue;
+    }
+    auto allocations = s.json.find("allocations");
+    if (allocations != s.json.end()) {
+      bool equal = allocations->is_number_unsigned() && allocations->get<uint64_t>() == mine->allocations.size();
+      if (!equal) Fail(s.where, "sample: " + std::to_string(mine->allocations.size()) +
+                                    " allocation entries read, expected " + allocations->dump(),
+                       "fix 'items' or the expectation");
     }
     auto expect = s.json.find("expect");
     if (expect == s.json.end() || !expect->is_object()) continue;

@@ -75,6 +75,7 @@ struct Signature {
   std::vector<std::string> require;          // facts without which there is no event
   std::shared_ptr<ItemSpec> items;           // an allocation listing, may be null
   std::vector<std::string> annotates;        // not an incident: facts go to the next event of these kinds
+  std::vector<std::string> after;            // a listing right after an event of these kinds: joins it
   std::vector<Aggregate> aggregates;
   std::shared_ptr<re2::RE2> reject;          // a message matching this is a known non-failure
   std::vector<KindRefinement> kind_when;

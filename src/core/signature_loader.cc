@@ -13,7 +13,7 @@ namespace {
 const std::set<std::string> kSignatureKeys = {
     "id",      "kind",      "code",     "title",      "description", "priority",  "literals",
     "start",   "complete",  "follow",   "facts",      "require",     "max_wrap",  "max_lines",
-    "samples", "items",     "annotates", "aggregates", "reject",     "kind_when"};
+    "samples", "items",     "annotates", "aggregates", "reject",     "kind_when", "after"};
 const std::set<std::string> kAggregateKeys = {"pattern", "sum", "max", "count"};
 const std::set<std::string> kKindWhenKeys = {"pattern", "kind"};
 const std::set<std::string> kItemKeys = {"start", "each", "fields", "max_items"};
@@ -33,7 +33,12 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
   StringList(j, "literals", ptr, &sig->literals);
   StringList(j, "require", ptr, &sig->require);
   StringList(j, "annotates", ptr, &sig->annotates);
-  if (sig->literals.empty()) {
+  StringList(j, "after", ptr, &sig->after);
+  if (!sig->after.empty() && !sig->annotates.empty()) {
+    Error(ptr + "/after", "a signature cannot both follow ('after') and precede ('annotates') events",
+          "keep one of the two");
+  }
+  if (sig->literals.empty() && sig->after.empty()) {
     Error(ptr, "missing 'literals'",
           "list strings of which every start line holds at least one (the fast prefilter)");
   }

@@ -1,0 +1,130 @@
+// Allocation dumps (tpu_log_allocations_on_oom) join the OOM they follow and
+// become a summary: totals, free blocks, owners, identical live buffers.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+#include <string>
+
+#include "oomlens/render.h"
+#include "oomlens/scanner.h"
+
+namespace oomlens {
+namespace {
+
+const char kOom[] =
+    "E1130 10:00:00.000000 7 pjrt.cc:1] RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to "
+    "allocate 512.00M. That was not possible. There are 96.00M free.; (0x0x0_HBM0)\n";
+
+class AllocationDumpTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::vector<Problem> problems;
+    ASSERT_TRUE(rules_.LoadBuiltin(&problems));
+  }
+  Report Scan(const std::string& text) {
+    Scanner scanner(rules_, ScanOptions{});
+    scanner.ScanText(text, "t.log");
+    return scanner.Finish();
+  }
+  RuleSet rules_;
+};
+
+// A block map of n entries: every 10th block free (1M), the others 4M
+// f32[1024,1024] buffers of three programs, plus one 64M parameter block.
+std::string BlockMap(int n) {
+  std::ostringstream out;
+  out << kOom << "Live allocations at OOM: " << n << " blocks\n";
+  const char* owners[] = {"jit_train_step", "jit_eval_step", "jit_log_metrics"};
+  for (int k = 0; k < n; ++k) {
+    out << "  offset=0x" << std::hex << k * 4096 << std::dec << " ";
+    if (k == 0) {
+      out << "size=64.00M state=allocated owner=jit_train_step shape=bf16[32768,1024] id=0\n";
+    } else if (k % 10 == 0) {
+      out << "size=1.00M state=free\n";
+    } else {
+      out << "size=4.00M state=allocated owner=" << owners[k % 3] << " shape=f32[1024,1024] id=" << k << "\n";
+    }
+  }
+  out << "I1130 10:00:01.000000 7 train.py:9] Traceback (most recent call last):\n";
+  return out.str();
+}
+
+int64_t Derived(const Incident& i, const char* name) {
+  auto it = i.derived.find(name);
+  return it == i.derived.end() ? -1 : it->second.integer;
+}
+
+TEST_F(AllocationDumpTest, FiveThousandEntriesGiveASummaryUnderFortyLines) {
+  Report report = Scan(BlockMap(5000));
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const Incident& i = report.incidents[0];
+  ASSERT_EQ(i.allocations.size(), 5000u);
+  // Hand count: 499 free blocks of 1M (k = 10..4990), 4500 live 4M blocks, one 64M block.
+  EXPECT_EQ(Derived(i, "free_block_count"), 499);
+  EXPECT_EQ(Derived(i, "free_total_bytes"), 499ll << 20);
+  EXPECT_EQ(Derived(i, "largest_free_block_bytes"), 1ll << 20);
+  EXPECT_EQ(Derived(i, "allocated_total_bytes"), (4500ll * 4 + 64) << 20);
+  EXPECT_EQ(Derived(i, "identical_buffers_count"), 4500);
+  EXPECT_EQ(i.diagnosis.best.cause, "leak");
+  std::ostringstream text;
+  TextOptions options;
+  RenderText(report, options, text);
+  std::string out = text.str();
+  size_t lines = static_cast<size_t>(std::count(out.begin(), out.end(), '\n'));
+  EXPECT_LT(lines, 40u) << out;
+  EXPECT_NE(out.find("4500 x f32[1024,1024], 4.00M = 17.58G"), std::string::npos) << out;
+  EXPECT_NE(out.find("free 499.00M in 499 blocks, largest 1.00M"), std::string::npos) << out;
+  std::ostringstream json;
+  RenderJson(report, json);
+  auto doc = nlohmann::json::parse(json.str());
+  EXPECT_EQ(doc["incidents"][0]["allocations"].size(), 5000u);  // full detail in JSON
+  EXPECT_EQ(doc["incidents"][0]["allocations"][4999]["offset"], "0x1387000");
+}
+
+TEST_F(AllocationDumpTest, AListingFarFromTheOomDoesNotJoinIt) {
+  std::string text = std::string(kOom) + "one\ntwo\nthree\nfour\n" +
+                     "Live allocations at OOM: 1 blocks\n  offset=0x0 size=4.00M state=allocated owner=a\n";
+  Report report = Scan(text);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  EXPECT_TRUE(report.incidents[0].allocations.empty());
+}
+
+TEST_F(AllocationDumpTest, AListingJoinsTheOomOfItsOwnHost) {
+  std::string text =
+      "[worker-0] RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 512.00M. That was "
+      "not possible. There are 96.00M free.\n"
+      "[worker-1] RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 256.00M. That was "
+      "not possible. There are 96.00M free.\n"
+      "[worker-0] size=8.00M state=allocated owner=jit_a\n"
+      "[worker-1] size=2.00M state=allocated owner=jit_b\n"
+      "[worker-1] size=2.00M state=allocated owner=jit_b\n";
+  Report report = Scan(text);
+  ASSERT_EQ(report.incidents.size(), 2u);
+  for (const auto& i : report.incidents) {
+    int64_t requested = i.facts.at("requested_bytes").integer;
+    ASSERT_EQ(i.allocations.size(), requested == (512ll << 20) ? 1u : 2u);
+    EXPECT_EQ(i.allocations[0].fields.at("owner").text, requested == (512ll << 20) ? "jit_a" : "jit_b");
+  }
+}
+
+TEST_F(AllocationDumpTest, ADumpWithoutAnOomIsNoIncident) {
+  Report report = Scan("Live allocations at OOM: 1 blocks\n  offset=0x0 size=4.00M state=allocated owner=a\n");
+  EXPECT_TRUE(report.incidents.empty());
+}
+
+TEST_F(AllocationDumpTest, FewIdenticalBuffersAreNoLeak) {
+  // Parameters and two optimizer moments share a shape: three copies are normal.
+  std::string text = std::string(kOom) +
+                     "  size=2.00G state=allocated shape=f32[16384,32768]\n"
+                     "  size=2.00G state=allocated shape=f32[16384,32768]\n"
+                     "  size=2.00G state=allocated shape=f32[16384,32768]\n";
+  Report report = Scan(text);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  EXPECT_EQ(report.incidents[0].allocations.size(), 3u);
+  EXPECT_NE(report.incidents[0].diagnosis.best.cause, "leak");
+}
+
+}  // namespace
+}  // namespace oomlens
