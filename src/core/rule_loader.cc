@@ -223,6 +223,10 @@ bool DocLoader::Load(RuleData* data) {
                                  "invalid JSON: " + (colon == std::string::npos ? what : what.substr(colon)),
                                  "fix the JSON syntax (a missing comma or quote?)"});
     return false;
+  } catch (const json::exception& e) {  // e.g. out_of_range: a number too large for a double
+    problems_->push_back(Problem{Problem::Severity::kError, name_, std::string("invalid JSON: ") + e.what(),
+                                 "write numbers that fit a double (e.g. 1e300 at most)"});
+    return false;
   }
   if (!CheckKeys(doc, kTopKeys, "")) return false;
   auto version = doc.find("version");

@@ -32,6 +32,14 @@ TEST(RuleLoader, RejectsInvalidJsonWithItsLocation) {
   EXPECT_NE(problems[0].find("(help: fix the JSON syntax"), std::string::npos);
 }
 
+TEST(RuleLoader, ANumberTooLargeForADoubleIsAnErrorNotACrash) {
+  // Found by rules_fuzzer: nlohmann throws out_of_range (not parse_error) here.
+  auto problems = LoadProblems("{\"version\": 1, \"x\": -55555E555558}");
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("bad.json: invalid JSON: [json.exception.out_of_range.406] number overflow"),
+            std::string::npos) << problems[0];
+}
+
 TEST(RuleLoader, RejectsUnknownKeyListingAllowedKeys) {
   auto problems = LoadProblems("{\"version\": 1, \"signatures\": [\n  {\"id\": \"x\", \"strat\": \"y\"}]}");
   ASSERT_EQ(problems.size(), 1u);
