@@ -34,6 +34,25 @@ struct AllocationGroup {
   double share = 0;  ///< bytes / allocated total of the listing
 };
 
+/// One memory figure of a series printed periodically (MaxText Memstats,
+/// torch.cuda.memory_allocated prints, psutil, nvidia-smi ...).
+struct SeriesPoint {
+  uint64_t line = 0;
+  int64_t bytes = 0;
+};
+
+/// Memory figures of one kind, one device, one stream, in log order.
+struct MemorySeries {
+  std::string name;     ///< what is measured: the signature's title
+  std::string key;      ///< the device or label the figures are for (may be empty)
+  std::string host;     ///< the stream (host tag) that printed it (may be empty)
+  int input_index = 0;
+  uint64_t samples = 0;       ///< figures read (points may hold fewer: decimated)
+  int64_t limit_bytes = -1;   ///< the limit printed beside the figures; -1: none
+  Location first, last;       ///< first and last figure
+  std::vector<SeriesPoint> points;
+};
+
 /// One OOM message, as recognised on one or more lines.
 struct Event {
   std::string signature;  ///< id of the signature that recognised it
@@ -48,6 +67,7 @@ struct Event {
   uint64_t excerpt_total = 0;        ///< lines the message spanned
   std::vector<Allocation> allocations;
   std::vector<std::string> listings;  ///< ids of listing signatures (dumps) that joined it
+  bool series_sample = false;         ///< a memory figure of a series, not an OOM
 };
 
 /// A cause rule that matched an incident.
@@ -91,6 +111,7 @@ struct Incident {
   uint64_t excerpt_total = 0;  ///< lines the first occurrence spanned
   std::vector<Allocation> allocations;  ///< of the first occurrence that listed any
   std::vector<AllocationGroup> allocation_groups;  ///< derived from allocations, largest first per kind
+  MemorySeries series;  ///< memory figures printed before it (samples == 0: none)
   size_t consequence_of = 0;  ///< 1-based number of the incident this one follows from; 0: a root
   std::string relation;       ///< how it follows (empty for roots)
 };

@@ -18,6 +18,16 @@ std::vector<std::string> RenderLines(const std::vector<TemplateLine>& lines, con
   return out;
 }
 
+// Notes hold evidence for or against a cause that any diagnosis shows (a flat
+// memory series before an OOM speaks against a leak, whatever the cause).
+void AddNotes(const RuleData& rules, const Incident& incident, const FactLookup& facts, Diagnosis* d) {
+  for (const auto& rule : rules.causes) {
+    if (!rule.note || !RuleAppliesTo(rule, incident.kind)) continue;
+    if (rule.when && !rule.when->Evaluate(facts).truth()) continue;
+    for (auto& line : RenderLines(rule.evidence, facts, false)) d->evidence.push_back(std::move(line));
+  }
+}
+
 }  // namespace
 
 FactLookup LookupIn(const Facts& facts, const Facts& derived) {
@@ -30,7 +40,15 @@ FactLookup LookupIn(const Facts& facts, const Facts& derived) {
 }
 
 bool RuleAppliesTo(const CauseRule& rule, const std::string& kind) {
-  return rule.kinds.empty() || std::find(rule.kinds.begin(), rule.kinds.end(), kind) != rule.kinds.end();
+  if (rule.kinds.empty()) return true;
+  bool only_exclusions = true;
+  for (const auto& k : rule.kinds) {
+    bool exclude = !k.empty() && k[0] == '!';
+    if (exclude && k.compare(1, std::string::npos, kind) == 0) return false;
+    if (!exclude && k == kind) return true;
+    only_exclusions = only_exclusions && exclude;
+  }
+  return only_exclusions;  // ["!memory_growth"]: every kind but that one
 }
 
 void Decide(const RuleData& rules, Incident* incident) {
@@ -38,7 +56,7 @@ void Decide(const RuleData& rules, Incident* incident) {
   std::vector<const CauseRule*> matched;
   for (bool fallback : {false, true}) {
     for (const auto& rule : rules.causes) {
-      if (rule.fallback != fallback || !RuleAppliesTo(rule, incident->kind)) continue;
+      if (rule.note || rule.fallback != fallback || !RuleAppliesTo(rule, incident->kind)) continue;
       if (rule.when && !rule.when->Evaluate(facts).truth()) continue;
       matched.push_back(&rule);
     }
@@ -64,6 +82,7 @@ void Decide(const RuleData& rules, Incident* incident) {
   d.evidence = RenderLines(best.evidence, facts, false);
   d.advice = RenderLines(best.advice, facts, false);
   d.docs = best.docs;
+  AddNotes(rules, *incident, facts, &d);
 }
 
 }  // namespace oomlens

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "core/allocation_summary.h"
+#include "core/series.h"
 #include "oomlens/size.h"
 
 namespace oomlens {
@@ -208,6 +209,7 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   derived.clear();
   incident->allocation_groups.clear();
   SummarizeAllocations(incident->allocations, &derived, &incident->allocation_groups);
+  DeriveSeriesFacts(incident->series, &derived);
   if (!chip.empty()) {
     FactValue name;
     name.type = FactType::kText;

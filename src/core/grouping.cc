@@ -121,6 +121,7 @@ void MergeIncident(Incident&& from, Incident* into) {
   into->hosts.insert(from.hosts.begin(), from.hosts.end());
   into->devices.insert(from.devices.begin(), from.devices.end());
   if (into->allocations.empty()) into->allocations = std::move(from.allocations);
+  if (into->series.samples == 0) into->series = std::move(from.series);
   Merge(from.facts, from.first, from.first_who, into);
   for (auto& outlier : from.outliers) {
     if (into->outliers.size() >= kMaxOutliers) break;

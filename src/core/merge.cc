@@ -58,6 +58,19 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
     if (!ReadFacts(a, nullptr, FindAllocationField, &allocation.fields, error)) return false;
     i->allocations.push_back(std::move(allocation));
   }
+  if (const auto series = j.find("series"); series != j.end() && series->is_object()) {
+    MemorySeries& s = i->series;
+    s.name = series->value("name", "");
+    s.key = series->value("key", "");
+    s.host = series->value("host", "");
+    s.samples = series->value("samples", uint64_t{0});
+    s.limit_bytes = series->value("limit_bytes", json(-1)).is_number() ? series->value("limit_bytes", int64_t{-1}) : -1;
+    s.first = Location{(*series)["first"].value("input", ""), (*series)["first"].value("line", uint64_t{0})};
+    s.last = Location{(*series)["last"].value("input", ""), (*series)["last"].value("line", uint64_t{0})};
+    for (const auto& p : series->value("points", json::array())) {
+      s.points.push_back(SeriesPoint{p.at(0).get<uint64_t>(), p.at(1).get<int64_t>()});
+    }
+  }
   for (const auto& o : j.value("outliers", json::array())) {
     Outlier outlier;
     outlier.where = Location{o.value("input", ""), o.value("line", uint64_t{0})};

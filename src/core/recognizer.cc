@@ -53,7 +53,7 @@ void Record(const FactGroup& group, std::string_view text, Event* event, std::ve
   }
   FactValue value;
   std::string error;
-  if (!MakeFact(info, text, &value, &error, group.decimal)) {
+  if (!ReadGroup(group, text, &value, &error)) {
     problems->push_back(Problem{Problem::Severity::kWarning, Where(event->where),
                                 "ignored " + info.name + ": " + error, "the rest of the message was read"});
     return;
@@ -77,7 +77,7 @@ std::vector<Allocation> ReadEachItem(const ItemSpec& items, const std::string& t
     if (!MatchFactsFrom(fields, text, pos, &end, [&](const FactGroup& group, std::string_view value) {
           FactValue v;
           std::string error;
-          if (MakeFact(*group.info, value, &v, &error, group.decimal)) a.fields.emplace(group.info->name, v);
+          if (ReadGroup(group, value, &v, &error)) a.fields.emplace(group.info->name, v);
           else problems->push_back(Problem{Problem::Severity::kWarning, Where(where),
                                            "ignored allocation " + group.info->name + ": " + error, ""});
         })) {
@@ -104,7 +104,7 @@ std::vector<Allocation> ReadItems(const ItemSpec& items, const std::vector<std::
       MatchFacts(pattern, line, [&](const FactGroup& group, std::string_view text) {
         FactValue value;
         std::string error;
-        if (MakeFact(*group.info, text, &value, &error, group.decimal)) {
+        if (ReadGroup(group, text, &value, &error)) {
           out.back().fields.emplace(group.info->name, std::move(value));
         } else {
           problems->push_back(Problem{Problem::Severity::kWarning, Where(where),
@@ -343,6 +343,7 @@ void Recognizer::Close(Open&& open) {
   event.title = sig.title;
   event.where = open.where;
   event.input_index = input_index_;
+  event.series_sample = sig.series;
   event.host = open.context.host.empty() ? default_host_ : open.context.host;
   event.rank = open.context.rank;
   for (const auto& pattern : sig.facts) {

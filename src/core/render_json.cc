@@ -28,6 +28,23 @@ ojson FactsJson(const Facts& facts) {
   return out;
 }
 
+// The memory series printed before the incident, or null.
+ojson SeriesJson(const MemorySeries& s) {
+  if (s.samples == 0) return nullptr;
+  ojson points = ojson::array();
+  for (const auto& p : s.points) points.push_back({p.line, p.bytes});
+  ojson j;
+  j["name"] = s.name;
+  j["key"] = s.key;
+  j["host"] = s.host;
+  j["samples"] = s.samples;
+  j["limit_bytes"] = s.limit_bytes < 0 ? ojson(nullptr) : ojson(s.limit_bytes);
+  j["first"] = {{"input", s.first.input}, {"line", s.first.line}};
+  j["last"] = {{"input", s.last.input}, {"line", s.last.line}};
+  j["points"] = points;  // [line, bytes], at most 1024 (decimated evenly beyond)
+  return j;
+}
+
 }  // namespace
 
 ojson IncidentJson(const Incident& i) {
@@ -67,6 +84,7 @@ ojson IncidentJson(const Incident& i) {
     groups.push_back({{"by", g.by}, {"key", g.key}, {"count", g.count}, {"bytes", g.bytes}, {"share", g.share}});
   }
   j["allocation_groups"] = groups;
+  j["series"] = SeriesJson(i.series);
   j["cause"] = d.best.cause;
   j["confidence"] = d.best.confidence;
   j["summary"] = d.summary;

@@ -220,6 +220,37 @@ void RenderAllocations(const Incident& i, const Style& style, std::ostream& out)
   if (i.allocations.size() > kShown) out << "      ... " << i.allocations.size() - kShown << " more (see --format json)\n";
 }
 
+// "▁▂▃▅▇" from the points of a series, at most width characters.
+std::string Sparkline(const std::vector<SeriesPoint>& points, size_t width) {
+  static const char* const kBars[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+  if (points.empty()) return "";
+  int64_t lo = points.front().bytes, hi = lo;
+  for (const auto& p : points) {
+    lo = std::min(lo, p.bytes);
+    hi = std::max(hi, p.bytes);
+  }
+  std::string out;
+  size_t n = std::min(points.size(), width);
+  for (size_t k = 0; k < n; ++k) {
+    int64_t v = points[k * points.size() / n].bytes;
+    double span = std::max(static_cast<double>(hi - lo), 0.05 * static_cast<double>(hi));  // small wiggles stay flat
+    size_t bar = span <= 0 ? 0 : static_cast<size_t>(7.0 * static_cast<double>(v - lo) / span + 0.5);
+    out += kBars[bar];
+  }
+  return out;
+}
+
+// "memory used: 6.59G -> 12.58G over 10 figures ▁▂▃▄▅▆▇ (lines 8-17)"
+std::string SeriesLine(const MemorySeries& s) {
+  if (s.samples == 0 || s.points.empty()) return "";
+  std::string out = s.name + (s.key.empty() ? "" : " on " + s.key) + ": " + FormatSize(s.points.front().bytes) +
+                    " -> " + FormatSize(s.points.back().bytes) + " over " + std::to_string(s.samples) + " figures " +
+                    Sparkline(s.points, 32);
+  if (s.limit_bytes > 0) out += " (limit " + FormatSize(s.limit_bytes) + ")";
+  out += " lines " + std::to_string(s.first.line) + "-" + std::to_string(s.last.line);
+  return Printable(out);
+}
+
 void RenderIncident(const Incident& i, size_t number, const Style& style, const TextOptions& options,
                     std::ostream& out) {
   const Diagnosis& d = i.diagnosis;
@@ -237,6 +268,7 @@ void RenderIncident(const Incident& i, size_t number, const Style& style, const 
   row("where     ", WhereLine(i));
   if (i.consequence_of != 0) row("follows   ", "[" + std::to_string(i.consequence_of) + "]: " + i.relation);
   row("facts     ", FactsLine(i.facts));
+  row("memory    ", SeriesLine(i.series));
   if (!d.evidence.empty()) {
     out << "    " << style.Dim("evidence") << "\n";
     for (const auto& e : d.evidence) out << "      - " << Printable(e) << "\n";

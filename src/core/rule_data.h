@@ -21,11 +21,13 @@ class RE2;
 namespace oomlens {
 
 /// A named group of a pattern and the fact (or allocation field) it writes.
-/// A group named "<fact>__decimal" reads sizes in SI units (MB = 10^6 bytes).
+/// A group named "<fact>__decimal" reads sizes in SI units (MB = 10^6 bytes);
+/// "<fact>__gib" (__mib, __gb, __mb) reads a bare number in that unit.
 struct FactGroup {
   int index = 0;
   const FactInfo* info = nullptr;
   bool decimal = false;
+  std::string unit;  // appended to a bare number before it is read as a size
 };
 
 /// A regex whose named groups write facts.
@@ -76,6 +78,7 @@ struct Signature {
   std::shared_ptr<ItemSpec> items;           // an allocation listing, may be null
   std::vector<std::string> annotates;        // not an incident: facts go to the next event of these kinds
   std::vector<std::string> after;            // a listing right after an event of these kinds: joins it
+  bool series = false;                       // a memory figure: collected into series, no incident
   std::vector<Aggregate> aggregates;
   std::shared_ptr<re2::RE2> reject;          // a message matching this is a known non-failure
   std::vector<KindRefinement> kind_when;
@@ -98,6 +101,7 @@ struct CauseRule {
   std::shared_ptr<Expr> when;
   double confidence = 0.5;
   bool fallback = false;  // used only when no other rule matches
+  bool note = false;      // decides no cause: when it holds, its evidence joins any diagnosis
   std::vector<TemplateLine> summary, evidence, advice;
   std::vector<std::string> docs;
   std::vector<Sample> samples;

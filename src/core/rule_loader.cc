@@ -21,7 +21,7 @@ namespace {
 const std::set<std::string> kTopKeys = {"$schema", "version", "description", "signatures", "causes"};
 const std::set<std::string> kCauseKeys = {"id", "cause", "kinds", "when", "confidence", "fallback",
                                           "summary", "evidence", "advice", "docs", "samples",
-                                          "description"};
+                                          "description", "note"};
 const std::set<std::string> kLineKeys = {"when", "text"};
 
 template <typename T>
@@ -192,12 +192,19 @@ bool DocLoader::LoadCause(const json& j, const std::string& ptr, CauseRule* rule
     if (fb->is_boolean()) rule->fallback = fb->get<bool>();
     else Error(ptr + "/fallback", "'fallback' must be true or false", "write true");
   }
+  auto note = j.find("note");
+  if (note != j.end()) {
+    if (note->is_boolean()) rule->note = note->get<bool>();
+    else Error(ptr + "/note", "'note' must be true or false", "true: its evidence is added to any diagnosis");
+  }
   std::string when;
   if (String(j, "when", ptr, !rule->fallback, &when) && !when.empty()) {
     rule->when = Expression(when, ptr + "/when", true);
   }
   auto conf = j.find("confidence");
-  if (conf == j.end() || !conf->is_number() || conf->get<double>() < 0 || conf->get<double>() > 1) {
+  if (rule->note && conf == j.end()) {
+    // a note decides nothing: no confidence needed
+  } else if (conf == j.end() || !conf->is_number() || conf->get<double>() < 0 || conf->get<double>() > 1) {
     Error(conf == j.end() ? ptr : ptr + "/confidence", "'confidence' must be a number from 0 to 1",
           "e.g. \"confidence\": 0.8");
   } else {
@@ -206,7 +213,7 @@ bool DocLoader::LoadCause(const json& j, const std::string& ptr, CauseRule* rule
   Lines(j, "summary", ptr, &rule->summary);
   Lines(j, "evidence", ptr, &rule->evidence);
   Lines(j, "advice", ptr, &rule->advice);
-  if (!j.contains("summary")) Error(ptr, "missing 'summary'", "add \"summary\": \"...\"");
+  if (!j.contains("summary") && !rule->note) Error(ptr, "missing 'summary'", "add \"summary\": \"...\"");
   Samples(j, ptr, &rule->samples);
   return problems_->size() == before;
 }

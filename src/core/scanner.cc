@@ -17,6 +17,7 @@
 #include "core/grouping.h"
 #include "core/line_reader.h"
 #include "core/recognizer.h"
+#include "core/series.h"
 
 namespace oomlens {
 namespace {
@@ -30,13 +31,22 @@ struct Scanner::State {
   ScanOptions options;
   Report report;
   IncidentGrouper grouper;
+  SeriesCollector series;
   Recognizer recognizer;
   size_t dropped_problems = 0;
 
   State(const RuleSet& r, ScanOptions o)
       : rules(r),
         options(std::move(o)),
-        recognizer(r.data(), [this](Event&& e) { grouper.Add(std::move(e)); }, &report.problems) {}
+        recognizer(r.data(), [this](Event&& e) { Route(std::move(e)); }, &report.problems) {}
+
+  void Route(Event&& event) {
+    if (event.series_sample) {
+      series.Add(event);
+    } else {
+      grouper.Add(std::move(event));
+    }
+  }
 
   void AddProblem(Problem::Severity severity, std::string where, std::string message, std::string help) {
     report.problems.push_back(
@@ -149,9 +159,16 @@ Report Scanner::Finish() {
   State& s = *state_;
   s.recognizer.Finish();
   s.report.incidents = s.grouper.Take();
+  std::vector<MemorySeries> series = s.series.Take();
+  AttachSeries(series, &s.report.incidents);
   for (auto& incident : s.report.incidents) {
     DeriveFacts(s.options.chip, &incident);
     Decide(s.rules.data(), &incident);
+  }
+  for (auto& growth : GrowthCandidates(series, s.report.incidents)) {  // kept when a rule explains it
+    DeriveFacts(s.options.chip, &growth);
+    Decide(s.rules.data(), &growth);
+    if (growth.diagnosis.best.cause != "unknown") s.report.incidents.push_back(std::move(growth));
   }
   std::stable_sort(s.report.incidents.begin(), s.report.incidents.end(),
                    [](const Incident& a, const Incident& b) {

@@ -13,10 +13,30 @@ namespace {
 const std::set<std::string> kSignatureKeys = {
     "id",      "kind",      "code",     "title",      "description", "priority",  "literals",
     "start",   "complete",  "follow",   "facts",      "require",     "max_wrap",  "max_lines",
-    "samples", "items",     "annotates", "aggregates", "reject",     "kind_when", "after"};
+    "samples", "items",     "annotates", "aggregates", "reject",     "kind_when", "after", "series"};
 const std::set<std::string> kAggregateKeys = {"pattern", "sum", "max", "count"};
 const std::set<std::string> kKindWhenKeys = {"pattern", "kind"};
 const std::set<std::string> kItemKeys = {"start", "each", "fields", "max_items"};
+
+// "<fact>__decimal" reads SI sizes ("268.96MB" = 268.96e6 bytes); "<fact>__gib",
+// "__mib", "__gb", "__mb" read bare numbers printed in that unit ("7.07" GB).
+void ReadUnitSuffix(std::string* name, FactGroup* group) {
+  static const struct {
+    const char* suffix;
+    bool decimal;
+    const char* unit;
+  } kSuffixes[] = {{"__decimal", true, ""}, {"__gib", false, "G"}, {"__mib", false, "M"},
+                   {"__gb", true, "G"},     {"__mb", true, "M"}};
+  for (const auto& s : kSuffixes) {
+    std::string suffix = s.suffix;
+    if (name->size() <= suffix.size() || name->compare(name->size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    name->resize(name->size() - suffix.size());
+    group->decimal = s.decimal;
+    group->unit = s.unit;
+    return;
+  }
+}
 
 }  // namespace
 
@@ -34,6 +54,10 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
   StringList(j, "require", ptr, &sig->require);
   StringList(j, "annotates", ptr, &sig->annotates);
   StringList(j, "after", ptr, &sig->after);
+  if (auto it = j.find("series"); it != j.end()) {
+    if (it->is_boolean()) sig->series = it->get<bool>();
+    else Error(ptr + "/series", "'series' must be true or false", "true: each match is one memory figure of a series");
+  }
   if (!sig->after.empty() && !sig->annotates.empty()) {
     Error(ptr + "/after", "a signature cannot both follow ('after') and precede ('annotates') events",
           "keep one of the two");
@@ -79,7 +103,8 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
 }
 
 // Compiles a list of patterns whose named groups are facts (or, with fields,
-// allocation fields). A group "<name>__decimal" reads SI sizes.
+// allocation fields). Group name suffixes say how sizes are printed (see
+// ReadUnitSuffix).
 bool DocLoader::FactPatterns(const json& obj, const std::string& key, const std::string& ptr,
                              bool fields, std::vector<FactPattern>* out) {
   std::vector<std::string> sources;
@@ -98,18 +123,15 @@ bool DocLoader::FactPatterns(const json& obj, const std::string& key, const std:
     }
     for (const auto& [group, index] : pattern.re->NamedCapturingGroups()) {
       std::string name = group;
-      bool decimal = false;
-      const std::string kDecimal = "__decimal";
-      if (name.size() > kDecimal.size() && name.compare(name.size() - kDecimal.size(), kDecimal.size(), kDecimal) == 0) {
-        name.resize(name.size() - kDecimal.size());
-        decimal = true;
-      }
+      FactGroup fact_group{index, nullptr, false, ""};
+      ReadUnitSuffix(&name, &fact_group);
       const FactInfo* info = fields ? FindAllocationField(name) : FindFact(name);
       if (!info || info->derived) {
         Error(p, "group '" + group + "' is not " + what, help);
         continue;
       }
-      pattern.groups.push_back(FactGroup{index, info, decimal});
+      fact_group.info = info;
+      pattern.groups.push_back(fact_group);
     }
     if (pattern.groups.empty() && !fields) Error(p, "pattern captures no fact", "add (?P<fact_name>...)");
     out->push_back(std::move(pattern));

@@ -1,5 +1,6 @@
 #include "core/signature_patterns.h"
 
+#include <cctype>
 #include <vector>
 
 #include <re2/re2.h>
@@ -88,6 +89,16 @@ void ForEachCapture(const re2::RE2& re, std::string_view text,
     size_t end = static_cast<size_t>(sub[0].data() - text.data()) + sub[0].size();
     pos = std::max(end, pos + 1);
   }
+}
+
+}  // namespace oomlens
+
+namespace oomlens {
+
+bool ReadGroup(const FactGroup& group, std::string_view text, FactValue* value, std::string* error) {
+  bool bare = !group.unit.empty() && !text.empty() && std::isdigit(static_cast<unsigned char>(text.back()));
+  if (!bare) return MakeFact(*group.info, text, value, error, group.decimal);
+  return MakeFact(*group.info, std::string(text) + group.unit, value, error, group.decimal);
 }
 
 }  // namespace oomlens

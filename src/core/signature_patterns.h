@@ -17,6 +17,7 @@ namespace oomlens {
 
 struct FactPattern;
 struct FactInfo;
+struct FactValue;
 
 /// Expands macros ({size}, {int}, {id}) and compiles src, matching bytes (Latin-1)
 /// so any input is safe. Returns nullptr and sets *error when invalid.
@@ -38,6 +39,10 @@ void MatchFacts(const FactPattern& pattern, std::string_view text,
 /// Returns false when nothing matched.
 bool MatchFactsFrom(const FactPattern& pattern, std::string_view text, size_t pos, size_t* end,
                     const std::function<void(const FactGroup&, std::string_view)>& found);
+
+/// Reads what group captured as its fact (units applied); false with *error
+/// when the text is no valid value.
+bool ReadGroup(const FactGroup& group, std::string_view text, FactValue* value, std::string* error);
 
 /// Calls found(capture) with group 1 of every non-overlapping match of re in text.
 void ForEachCapture(const re2::RE2& re, std::string_view text,

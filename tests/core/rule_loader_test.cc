@@ -46,7 +46,7 @@ TEST(RuleLoader, RejectsUnknownKeyListingAllowedKeys) {
   EXPECT_EQ(problems[0],
             "bad.json:2:24: /signatures/0/strat: unknown key 'strat' (help: allowed keys: after, aggregates, annotates, code, complete, "
             "description, facts, follow, id, items, kind, kind_when, literals, max_lines, max_wrap, priority, reject, require, samples, "
-            "start, title)");
+            "series, start, title)");
 }
 
 TEST(RuleLoader, RequiresVersionOne) {

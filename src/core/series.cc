@@ -1,0 +1,162 @@
+#include "core/series.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "oomlens/size.h"
+
+namespace oomlens {
+namespace {
+
+constexpr uint64_t kMinSamplesToAttach = 3;
+constexpr uint64_t kMinSamplesAlone = 5;
+
+const FactValue* Find(const Facts& facts, const char* name) {
+  auto it = facts.find(name);
+  return it == facts.end() ? nullptr : &it->second;
+}
+
+FactValue Number(FactType type, double n) {
+  FactValue v;
+  v.type = type;
+  v.integer = static_cast<int64_t>(std::llround(n));
+  v.number = type == FactType::kRatio ? n : static_cast<double>(v.integer);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", n);
+  v.text = type == FactType::kSize ? FormatSize(v.integer) : type == FactType::kRatio ? buf : std::to_string(v.integer);
+  return v;
+}
+
+int64_t Growth(const MemorySeries& s) {
+  return s.points.empty() ? 0 : s.points.back().bytes - s.points.front().bytes;
+}
+
+// Least-squares slope of bytes over the figure index, per figure.
+double Slope(const MemorySeries& s, uint64_t stride) {
+  double n = static_cast<double>(s.points.size());
+  if (n < 2) return 0;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (size_t i = 0; i < s.points.size(); ++i) {
+    double x = static_cast<double>(i), y = static_cast<double>(s.points[i].bytes);
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  double denominator = n * sxx - sx * sx;
+  return denominator == 0 ? 0 : (n * sxy - sx * sy) / denominator / static_cast<double>(stride);
+}
+
+}  // namespace
+
+void SeriesCollector::Add(const Event& event) {
+  const FactValue* used = Find(event.facts, "sample_used_bytes");
+  if (!used) return;
+  const FactValue* key = Find(event.facts, "sample_key");
+  Building& b = series_[{event.input_index, event.host, event.title, key ? key->text : ""}];
+  MemorySeries& s = b.series;
+  if (s.samples == 0) {
+    s.name = event.title;
+    s.key = key ? key->text : "";
+    s.host = event.host;
+    s.input_index = event.input_index;
+    s.first = event.where;
+  }
+  if (const FactValue* limit = Find(event.facts, "sample_limit_bytes")) s.limit_bytes = limit->integer;
+  s.last = event.where;
+  if (s.samples++ % b.stride != 0) return;
+  s.points.push_back(SeriesPoint{event.where.line, used->integer});
+  if (s.points.size() < kMaxSeriesPoints) return;
+  std::vector<SeriesPoint> halved;  // keep every other point, and from now on every 2*stride-th figure
+  for (size_t i = 0; i < s.points.size(); i += 2) halved.push_back(s.points[i]);
+  s.points.swap(halved);
+  b.stride *= 2;
+}
+
+std::vector<MemorySeries> SeriesCollector::Take() {
+  std::vector<MemorySeries> out;
+  for (auto& [key, b] : series_) out.push_back(std::move(b.series));
+  series_.clear();
+  std::stable_sort(out.begin(), out.end(), [](const MemorySeries& a, const MemorySeries& b) {
+    return std::make_pair(a.input_index, a.first.line) < std::make_pair(b.input_index, b.first.line);
+  });
+  return out;
+}
+
+void AttachSeries(const std::vector<MemorySeries>& series, std::vector<Incident>* incidents) {
+  for (auto& incident : *incidents) {
+    const MemorySeries* best = nullptr;
+    for (const auto& s : series) {
+      bool same_stream = s.host.empty() || incident.hosts.empty() || incident.hosts.count(s.host);
+      if (s.input_index != incident.first_input_index || !same_stream || s.samples < kMinSamplesToAttach ||
+          s.first.line > incident.first.line)
+        continue;
+      if (!best || Growth(s) > Growth(*best)) best = &s;
+    }
+    if (best) incident.series = *best;
+  }
+}
+
+std::vector<Incident> GrowthCandidates(const std::vector<MemorySeries>& series,
+                                       const std::vector<Incident>& incidents) {
+  std::vector<Incident> out;
+  for (const auto& s : series) {
+    bool input_has_incident = std::any_of(incidents.begin(), incidents.end(), [&s](const Incident& i) {
+      return i.first_input_index == s.input_index;
+    });
+    if (input_has_incident || s.samples < kMinSamplesAlone) continue;
+    Incident i;
+    i.kind = "memory_growth";
+    i.title = s.name + " grew";
+    i.signature = "memory_series";
+    i.occurrences = 1;
+    i.first = s.first;
+    i.first_input_index = s.input_index;
+    if (!s.host.empty()) i.hosts.insert(s.host);
+    if (!s.key.empty()) i.devices.insert(s.key);
+    i.series = s;
+    out.push_back(std::move(i));
+  }
+  return out;
+}
+
+void DeriveSeriesFacts(const MemorySeries& s, Facts* derived) {
+  if (s.samples == 0 || s.points.empty()) return;
+  uint64_t stride = std::max<uint64_t>(1, (s.samples + s.points.size() - 1) / s.points.size());
+  int64_t first = s.points.front().bytes, last = s.points.back().bytes, peak = first;
+  size_t rising = 0;
+  for (size_t i = 1; i < s.points.size(); ++i) {
+    peak = std::max(peak, s.points[i].bytes);
+    if (s.points[i].bytes >= s.points[i - 1].bytes) ++rising;
+  }
+  (*derived)["series_samples"] = Number(FactType::kCount, static_cast<double>(s.samples));
+  FactValue name;
+  name.text = s.name + (s.key.empty() ? "" : " on " + s.key);
+  (*derived)["series_name"] = name;
+  (*derived)["series_first_bytes"] = Number(FactType::kSize, static_cast<double>(first));
+  (*derived)["series_last_bytes"] = Number(FactType::kSize, static_cast<double>(last));
+  (*derived)["series_peak_bytes"] = Number(FactType::kSize, static_cast<double>(peak));
+  (*derived)["series_growth_bytes"] = Number(FactType::kSize, static_cast<double>(last - first));
+  if (first > 0) (*derived)["series_growth_ratio"] = Number(FactType::kRatio, static_cast<double>(last) / first);
+  double slope = Slope(s, stride);
+  (*derived)["series_slope_bytes"] = Number(FactType::kSize, slope);
+  if (s.points.size() >= 2) {
+    (*derived)["series_rising_share"] =
+        Number(FactType::kRatio, static_cast<double>(rising) / static_cast<double>(s.points.size() - 1));
+    int64_t middle = s.points[s.points.size() / 2].bytes;
+    if (last != first) {
+      (*derived)["series_late_growth_share"] =
+          Number(FactType::kRatio, static_cast<double>(last - middle) / static_cast<double>(last - first));
+    }
+  }
+  if (s.limit_bytes > 0) {
+    (*derived)["series_limit_bytes"] = Number(FactType::kSize, static_cast<double>(s.limit_bytes));
+    if (slope > 0 && last < s.limit_bytes) {
+      (*derived)["series_samples_to_limit"] =
+          Number(FactType::kCount, std::ceil(static_cast<double>(s.limit_bytes - last) / slope));
+    }
+  }
+}
+
+}  // namespace oomlens

@@ -1,0 +1,51 @@
+// Memory series: figures a job prints periodically (MaxText Memstats,
+// torch.cuda.memory_allocated prints, psutil, nvidia-smi) collected per input,
+// stream, signature and device, then given to the incidents that follow them.
+// A steadily growing series with no OOM after it becomes an incident of its
+// own (kind memory_growth) when a cause rule recognises it.
+#ifndef OOMLENS_CORE_SERIES_H_
+#define OOMLENS_CORE_SERIES_H_
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "oomlens/report.h"
+
+namespace oomlens {
+
+constexpr size_t kMaxSeriesPoints = 1024;  // points kept per series; more are decimated
+
+class SeriesCollector {
+ public:
+  /// Adds the figure of a series_sample event (sample_used_bytes; sample_limit_bytes
+  /// and sample_key when printed). Events without a figure are ignored.
+  void Add(const Event& event);
+  /// Every series, in order of first figure.
+  std::vector<MemorySeries> Take();
+
+ private:
+  struct Building {
+    MemorySeries series;
+    uint64_t stride = 1;  // keep every stride-th figure (doubles when points fill up)
+  };
+  // input index, host, signature, key
+  std::map<std::tuple<int, std::string, std::string, std::string>, Building> series_;
+};
+
+/// Gives each incident the series printed before it in its input (same host,
+/// or a series without host): the one that grew most, with at least 3 figures.
+void AttachSeries(const std::vector<MemorySeries>& series, std::vector<Incident>* incidents);
+
+/// An incident of kind memory_growth for each series of an input without
+/// incidents; the caller keeps those a cause rule recognised.
+std::vector<Incident> GrowthCandidates(const std::vector<MemorySeries>& series,
+                                       const std::vector<Incident>& incidents);
+
+/// Derived facts of incident.series (series_*).
+void DeriveSeriesFacts(const MemorySeries& series, Facts* derived);
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_CORE_SERIES_H_

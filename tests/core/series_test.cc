@@ -1,0 +1,110 @@
+// Memory series: figures printed periodically become a trend; a steady rise is
+// a leak (with or without an OOM after it), a level series is evidence against.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "oomlens/scanner.h"
+
+namespace oomlens {
+namespace {
+
+class SeriesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::vector<Problem> problems;
+    ASSERT_TRUE(rules_.LoadBuiltin(&problems));
+  }
+  Report Scan(const std::string& text) {
+    Scanner scanner(rules_, ScanOptions{});
+    scanner.ScanText(text, "t.log");
+    return scanner.Finish();
+  }
+  RuleSet rules_;
+};
+
+std::string Memstats(double used_gib) {
+  char line[128];
+  std::snprintf(line, sizeof line, "\tUsing (GB) %.2f / 31.25 (0%%) on TPU_0(process=0,(0,0,0,0))\n", used_gib);
+  return line;
+}
+
+const char kOom[] =
+    "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 1.00G. That was not possible. "
+    "There are 512.00M free.\n";
+
+int64_t Derived(const Incident& i, const char* name) {
+  auto it = i.derived.find(name);
+  return it == i.derived.end() ? -1 : it->second.integer;
+}
+
+TEST_F(SeriesTest, ALevelSeriesWithoutOomIsNothing) {
+  std::string text;
+  for (int k = 0; k < 50; ++k) text += Memstats(20.0 + (k % 2) * 0.01);
+  EXPECT_TRUE(Scan(text).incidents.empty());
+}
+
+TEST_F(SeriesTest, AWarmUpThatLevelsOffIsNoLeak) {
+  std::string text;
+  for (double v : {2.0, 10.0, 20.0, 20.0, 20.0, 20.0, 20.0, 20.0}) text += Memstats(v);
+  EXPECT_TRUE(Scan(text).incidents.empty());
+}
+
+TEST_F(SeriesTest, SteadyGrowthWithoutOomIsALeakIncident) {
+  std::string text;
+  for (int k = 0; k < 6; ++k) text += Memstats(10.0 + 2.0 * k);
+  Report report = Scan(text);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const Incident& i = report.incidents[0];
+  EXPECT_EQ(i.kind, "memory_growth");
+  EXPECT_EQ(i.diagnosis.best.cause, "leak");
+  EXPECT_EQ(Derived(i, "series_samples"), 6);
+  EXPECT_EQ(Derived(i, "series_slope_bytes"), 2ll << 30);
+  EXPECT_EQ(Derived(i, "series_samples_to_limit"), 6);  // (31.25 - 20) / 2 = 5.6 -> 6
+}
+
+TEST_F(SeriesTest, SteadyGrowthBeforeAnOomMakesItALeak) {
+  std::string text;
+  for (int k = 0; k < 6; ++k) text += Memstats(10.0 + 2.0 * k);
+  Report report = Scan(text + kOom);
+  ASSERT_EQ(report.incidents.size(), 1u);  // the series is the OOM's context, not an incident of its own
+  EXPECT_EQ(report.incidents[0].kind, "tpu_buffer_alloc");
+  EXPECT_EQ(report.incidents[0].diagnosis.best.cause, "leak");
+}
+
+TEST_F(SeriesTest, ALevelSeriesBeforeAnOomSpeaksAgainstALeak) {
+  std::string text;
+  for (int k = 0; k < 6; ++k) text += Memstats(30.0);
+  Report report = Scan(text + kOom);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const Diagnosis& d = report.incidents[0].diagnosis;
+  EXPECT_EQ(d.best.cause, "oversize");
+  ASSERT_FALSE(d.evidence.empty());
+  EXPECT_NE(d.evidence.back().find("memory was level before the OOM"), std::string::npos) << d.evidence.back();
+}
+
+TEST_F(SeriesTest, FiguresAfterTheOomDoNotExplainIt) {
+  std::string text = kOom;
+  for (int k = 0; k < 6; ++k) text += Memstats(10.0 + 2.0 * k);
+  Report report = Scan(text);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  EXPECT_EQ(report.incidents[0].series.samples, 0u);
+  EXPECT_NE(report.incidents[0].diagnosis.best.cause, "leak");
+}
+
+TEST_F(SeriesTest, LongSeriesAreDecimatedButCountedExactly) {
+  std::string text;
+  for (int k = 0; k < 10000; ++k) text += Memstats(1.0 + k * 0.002);
+  Report report = Scan(text);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const MemorySeries& s = report.incidents[0].series;
+  EXPECT_EQ(s.samples, 10000u);
+  EXPECT_LE(s.points.size(), 1024u);
+  EXPECT_EQ(s.first.line, 1u);
+  EXPECT_EQ(s.last.line, 10000u);
+  EXPECT_EQ(report.incidents[0].diagnosis.best.cause, "leak");
+}
+
+}  // namespace
+}  // namespace oomlens
