@@ -68,6 +68,16 @@ struct Event {
   std::vector<Allocation> allocations;
   std::vector<std::string> listings;  ///< ids of listing signatures (dumps) that joined it
   bool series_sample = false;         ///< a memory figure of a series, not an OOM
+  std::string activity;               ///< "compile" or "step": a sign of progress, not an OOM
+};
+
+/// What the input shows of the failing program before the incident: it was
+/// compiled (or traced) and the job made progress, so it had loaded and run.
+struct ProgramHistory {
+  uint64_t compiles = 0;    ///< lines naming the incident's program being compiled, before it
+  uint64_t first_compile_line = 0;
+  uint64_t steps = 0;       ///< progress lines (completed steps) before it
+  uint64_t last_step_line = 0;
 };
 
 /// A cause rule that matched an incident.
@@ -112,6 +122,7 @@ struct Incident {
   std::vector<Allocation> allocations;  ///< of the first occurrence that listed any
   std::vector<AllocationGroup> allocation_groups;  ///< derived from allocations, largest first per kind
   MemorySeries series;  ///< memory figures printed before it (samples == 0: none)
+  ProgramHistory history;
   size_t consequence_of = 0;  ///< 1-based number of the incident this one follows from; 0: a root
   std::string relation;       ///< how it follows (empty for roots)
 };

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "core/allocation_summary.h"
+#include "core/history.h"
 #include "core/series.h"
 #include "oomlens/size.h"
 
@@ -210,6 +211,7 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   incident->allocation_groups.clear();
   SummarizeAllocations(incident->allocations, &derived, &incident->allocation_groups);
   DeriveSeriesFacts(incident->series, &derived);
+  DeriveHistoryFacts(incident->history, &derived);
   if (!chip.empty()) {
     FactValue name;
     name.type = FactType::kText;

@@ -71,6 +71,12 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
       s.points.push_back(SeriesPoint{p.at(0).get<uint64_t>(), p.at(1).get<int64_t>()});
     }
   }
+  if (const auto history = j.find("history"); history != j.end() && history->is_object()) {
+    i->history.compiles = history->value("compiles", uint64_t{0});
+    i->history.first_compile_line = history->value("first_compile_line", uint64_t{0});
+    i->history.steps = history->value("steps", uint64_t{0});
+    i->history.last_step_line = history->value("last_step_line", uint64_t{0});
+  }
   for (const auto& o : j.value("outliers", json::array())) {
     Outlier outlier;
     outlier.where = Location{o.value("input", ""), o.value("line", uint64_t{0})};

@@ -344,6 +344,7 @@ void Recognizer::Close(Open&& open) {
   event.where = open.where;
   event.input_index = input_index_;
   event.series_sample = sig.series;
+  event.activity = sig.activity;
   event.host = open.context.host.empty() ? default_host_ : open.context.host;
   event.rank = open.context.rank;
   for (const auto& pattern : sig.facts) {

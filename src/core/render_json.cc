@@ -85,6 +85,8 @@ ojson IncidentJson(const Incident& i) {
   }
   j["allocation_groups"] = groups;
   j["series"] = SeriesJson(i.series);
+  j["history"] = {{"compiles", i.history.compiles}, {"first_compile_line", i.history.first_compile_line},
+                  {"steps", i.history.steps}, {"last_step_line", i.history.last_step_line}};
   j["cause"] = d.best.cause;
   j["confidence"] = d.best.confidence;
   j["summary"] = d.summary;

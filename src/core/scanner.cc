@@ -17,6 +17,7 @@
 #include "core/grouping.h"
 #include "core/line_reader.h"
 #include "core/recognizer.h"
+#include "core/history.h"
 #include "core/series.h"
 
 namespace oomlens {
@@ -32,6 +33,7 @@ struct Scanner::State {
   Report report;
   IncidentGrouper grouper;
   SeriesCollector series;
+  HistoryCollector history;
   Recognizer recognizer;
   size_t dropped_problems = 0;
 
@@ -43,6 +45,8 @@ struct Scanner::State {
   void Route(Event&& event) {
     if (event.series_sample) {
       series.Add(event);
+    } else if (!event.activity.empty()) {
+      history.Add(event);
     } else {
       grouper.Add(std::move(event));
     }
@@ -161,6 +165,7 @@ Report Scanner::Finish() {
   s.report.incidents = s.grouper.Take();
   std::vector<MemorySeries> series = s.series.Take();
   AttachSeries(series, &s.report.incidents);
+  s.history.Attach(&s.report.incidents);
   for (auto& incident : s.report.incidents) {
     DeriveFacts(s.options.chip, &incident);
     Decide(s.rules.data(), &incident);

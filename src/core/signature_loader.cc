@@ -13,7 +13,7 @@ namespace {
 const std::set<std::string> kSignatureKeys = {
     "id",      "kind",      "code",     "title",      "description", "priority",  "literals",
     "start",   "complete",  "follow",   "facts",      "require",     "max_wrap",  "max_lines",
-    "samples", "items",     "annotates", "aggregates", "reject",     "kind_when", "after", "series"};
+    "samples", "items",     "annotates", "aggregates", "reject",     "kind_when", "after", "series", "activity"};
 const std::set<std::string> kAggregateKeys = {"pattern", "sum", "max", "count"};
 const std::set<std::string> kKindWhenKeys = {"pattern", "kind"};
 const std::set<std::string> kItemKeys = {"start", "each", "fields", "max_items"};
@@ -54,6 +54,11 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
   StringList(j, "require", ptr, &sig->require);
   StringList(j, "annotates", ptr, &sig->annotates);
   StringList(j, "after", ptr, &sig->after);
+  String(j, "activity", ptr, false, &sig->activity);
+  if (!sig->activity.empty() && sig->activity != "compile" && sig->activity != "step") {
+    Error(ptr + "/activity", "'activity' must be \"compile\" or \"step\"",
+          "compile: a line naming a program being compiled (fact program); step: a completed step");
+  }
   if (auto it = j.find("series"); it != j.end()) {
     if (it->is_boolean()) sig->series = it->get<bool>();
     else Error(ptr + "/series", "'series' must be true or false", "true: each match is one memory figure of a series");

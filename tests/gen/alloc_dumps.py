@@ -48,9 +48,9 @@ L.append("largest free block: 256.00M")
 open(out+"dump_table_fragmentation.log","w").write("\n".join(L)+"\n")
 # 3: sentences, program eviction scenario: the program ran before, buffers grew
 L=[]
-L.append("I1130 11:00:00.000000 77 train.py:40] Compiling jit_train_step for 8 devices")
+L.append("I1130 11:00:00.000000 77 pxla.py:1912] Compiling train_step with global shapes and types [ShapedArray(float32[8,1024])].")
 for s in range(1,4):
-    L.append("I1130 11:0%d:00.000000 77 train.py:52] step %d: loss=%.3f"%(s,s,3.0-0.1*s))
+    L.append("I1130 11:0%d:00.000000 77 train.py:52] completed step: %d, seconds: 1.204, loss: %.3f"%(s,s,3.0-0.1*s))
 L.append("E1130 11:05:00.000000 77 tpu_allocator.cc:200] XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_train_step': Attempting to reserve 6.00G at the bottom of memory. That was not possible. There are 4.10G free, 0B reserved, and 4.10G reservable.")
 L.append("E1130 11:05:00.000001 77 tpu_allocator.cc:210] Dumping all live allocations:")
 sizes=[2*G,G+512*M,G,768*M,512*M,512*M,384*M,256*M,256*M,128*M]
