@@ -60,6 +60,12 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   serve->add_option("--max-body", serve_options.max_body, "largest request in bytes (default 64 MiB)");
   CLI::App* merge = app.add_subcommand("merge", "combine JSON reports (per shard or host) into one");
   merge->add_option("reports", o.reports, "reports written with --format json")->required();
+  CLI::App* diff = app.add_subcommand("diff", "compare two runs: incidents that appeared or vanished, numbers that moved");
+  diff->add_option("runs", o.reports, "BEFORE AFTER: logs or reports written with --format json")
+      ->required()
+      ->expected(2);
+  merge->fallthrough();  // --format, --rules ... may come after the subcommand
+  diff->fallthrough();
 
   try {
     app.parse(argc, argv);
@@ -85,6 +91,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     return kExitError;
   }
   if (merge->parsed()) return RunMerge(o, out, err, console);
+  if (diff->parsed()) return RunDiff(o, out, err);
   if (serve->parsed()) return RunServe(o, serve_options, out, err, console);
   if (explain->parsed()) return RunExplain(o, topic, out, err);
   if (list->parsed()) return RunRulesList(o, out, err);

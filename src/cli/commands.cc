@@ -4,6 +4,7 @@
 #include <sstream>
 #include <thread>
 
+#include "oomlens/diff.h"
 #include "oomlens/merge.h"
 #include "oomlens/render.h"
 #include "oomlens/rules.h"
@@ -197,6 +198,72 @@ int RunMerge(const Options& o, std::ostream& out, std::ostream& err, const Conso
   bool read_all = true;
   for (const auto& in : merged.inputs) read_all = read_all && in.ok;
   return Finish(o, std::move(merged), read_all, out, err, console);
+}
+
+namespace {
+
+// True when the file starts like a report written with --format json.
+bool LooksLikeJsonReport(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[256] = {};
+  in.read(head, sizeof head - 1);
+  std::string start(head, static_cast<size_t>(in.gcount()));
+  size_t brace = start.find_first_not_of(" \t\r\n");
+  return brace != std::string::npos && start[brace] == '{' && start.find("\"schema_version\"") != std::string::npos;
+}
+
+// One side of a diff: a JSON report as written, or a log scanned now.
+bool ReadSide(const std::string& path, const RuleSet& rules, const Options& o, Report* report, std::ostream& err) {
+  if (path != "-" && LooksLikeJsonReport(path)) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string error;
+    Report read;
+    if (!ParseJsonReport(text.str(), &read, &error)) {
+      err << "oomlens: error: " << path << ": " << error
+          << " (help: give a log or a report written with --format json)\n";
+      return false;
+    }
+    std::vector<Report> parts;
+    parts.push_back(std::move(read));
+    *report = MergeReports(std::move(parts), rules, o.chip);  // derives facts and decides causes again
+    return true;
+  }
+  ScanOptions options;
+  options.chip = o.chip;
+  Scanner scanner(rules, options);
+  bool ok = path == "-" ? scanner.ScanFd(0, "<stdin>", "") : scanner.ScanFile(path, "");
+  *report = scanner.Finish();
+  PrintProblems(report->problems, o.quiet, err);
+  return ok;
+}
+
+}  // namespace
+
+int RunDiff(const Options& o, std::ostream& out, std::ostream& err) {
+  RuleSet rules;
+  std::vector<Problem> problems;
+  if (!LoadRules(o, {}, &rules, &problems)) {
+    PrintProblems(problems, false, err);
+    return kExitError;
+  }
+  if (o.format != "text" && o.format != "json") {
+    err << "oomlens: error: diff writes text or json, not " << o.format << " (help: --format json)\n";
+    return kExitError;
+  }
+  Report before, after;
+  if (!ReadSide(o.reports[0], rules, o, &before, err) || !ReadSide(o.reports[1], rules, o, &after, err)) {
+    return kExitError;
+  }
+  ReportDiff diff = DiffReports(before, after, o.reports[0], o.reports[1]);
+  if (o.format == "json") RenderDiffJson(diff, out);
+  else RenderDiffText(diff, out);
+  out.flush();
+  if (!out) return kExitBrokenPipe;
+  bool appeared = std::any_of(diff.incidents.begin(), diff.incidents.end(),
+                              [](const IncidentDiff& d) { return d.status == "appeared"; });
+  return appeared ? kExitOomFound : kExitNoOom;
 }
 
 int RunRulesList(const Options& o, std::ostream& out, std::ostream& err) {

@@ -24,11 +24,13 @@ struct Options {
   std::string fail_on = "oom";
   int max_incidents = 0;  // 0: all
   std::vector<std::string> check_dirs;
-  std::vector<std::string> reports;  // for merge
+  std::vector<std::string> reports;  // for merge, and the two sides of diff
 };
 
 int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Console& console);
 int RunMerge(const Options& o, std::ostream& out, std::ostream& err, const Console& console);
+/// Compares two runs (logs or JSON reports): exit 1 when an incident appeared.
+int RunDiff(const Options& o, std::ostream& out, std::ostream& err);
 int RunRulesList(const Options& o, std::ostream& out, std::ostream& err);
 int RunRulesCheck(const Options& o, std::ostream& out, std::ostream& err);
 int RunRulesFacts(std::ostream& out);

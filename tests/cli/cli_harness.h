@@ -29,6 +29,28 @@ inline CliResult RunOomlens(std::vector<std::string> args, const Console& consol
   return {code, out.str(), err.str()};
 }
 
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// "" when equal; otherwise where the two texts first differ, line by line.
+inline std::string FirstDifference(const std::string& got, const std::string& want) {
+  std::istringstream g(got), w(want);
+  std::string gl, wl;
+  for (int line = 1;; ++line) {
+    bool more_g = static_cast<bool>(std::getline(g, gl));
+    bool more_w = static_cast<bool>(std::getline(w, wl));
+    if (!more_g && !more_w) return "";
+    if (more_g != more_w || gl != wl) {
+      return "line " + std::to_string(line) + "\n  got:      " + (more_g ? gl : "<end>") +
+             "\n  expected: " + (more_w ? wl : "<end>");
+    }
+  }
+}
+
 /// A folder under /tmp, removed with its contents when it goes out of scope.
 class ScratchDir {
  public:

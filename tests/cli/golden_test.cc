@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "cli/cli.h"
+#include "tests/cli/cli_harness.h"
 
 namespace oomlens {
 namespace {
@@ -39,28 +40,6 @@ std::vector<std::string> AllLogs() {
   FindLogs("testdata/examples", &logs);
   std::sort(logs.begin(), logs.end());
   return logs;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// "" when equal; otherwise where the two texts first differ, line by line.
-std::string FirstDifference(const std::string& got, const std::string& want) {
-  std::istringstream g(got), w(want);
-  std::string gl, wl;
-  for (int line = 1;; ++line) {
-    bool more_g = static_cast<bool>(std::getline(g, gl));
-    bool more_w = static_cast<bool>(std::getline(w, wl));
-    if (!more_g && !more_w) return "";
-    if (more_g != more_w || gl != wl) {
-      return "line " + std::to_string(line) + "\n  got:      " + (more_g ? gl : "<end>") +
-             "\n  expected: " + (more_w ? wl : "<end>");
-    }
-  }
 }
 
 class Golden : public ::testing::TestWithParam<std::string> {};

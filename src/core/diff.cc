@@ -1,0 +1,197 @@
+#include "oomlens/diff.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "oomlens/size.h"
+
+namespace oomlens {
+namespace {
+
+const FactValue* Find(const Facts& facts, const char* name) {
+  auto it = facts.find(name);
+  return it == facts.end() ? nullptr : &it->second;
+}
+
+std::string Text(const Facts& facts, const char* name) {
+  const FactValue* v = Find(facts, name);
+  return v ? v->text : "";
+}
+
+std::string MatchKey(const Incident& i) {
+  return i.kind + "|" + Text(i.facts, "program") + "|" + Text(i.facts, "memory_space");
+}
+
+// The numbers a reader looks at first come first; the rest by name.
+int Rank(const std::string& fact) {
+  static const char* const kFirst[] = {"requested_bytes", "free_bytes", "used_bytes", "limit_bytes",
+                                       "exceeded_by_bytes", "program_bytes", "reservable_bytes", "largest_free_bytes"};
+  for (int k = 0; k < 8; ++k)
+    if (fact == kFirst[k]) return k;
+  return 8;
+}
+
+bool Numeric(const FactValue& v) { return v.type == FactType::kSize || v.type == FactType::kCount; }
+
+bool Differ(const FactValue& a, const FactValue& b) {
+  return std::fabs(static_cast<double>(a.integer - b.integer)) > a.tolerance + b.tolerance + 0.5;
+}
+
+// Sizes and counts, printed or derived, that moved between the two incidents.
+std::vector<FactChange> CompareFacts(const Incident& a, const Incident& b) {
+  std::map<std::string, FactChange> changes;
+  auto collect = [&changes](const Facts& facts, bool before) {
+    for (const auto& [name, value] : facts) {
+      if (!Numeric(value)) continue;
+      FactChange& c = changes[name];
+      c.name = name;
+      (before ? c.in_before : c.in_after) = true;
+      (before ? c.before : c.after) = value;
+    }
+  };
+  collect(a.facts, true);
+  collect(a.derived, true);
+  collect(b.facts, false);
+  collect(b.derived, false);
+  std::vector<FactChange> out;
+  for (auto& [name, c] : changes) {
+    if (c.in_before && c.in_after && !Differ(c.before, c.after)) continue;
+    out.push_back(std::move(c));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const FactChange& x, const FactChange& y) { return Rank(x.name) < Rank(y.name); });
+  return out;
+}
+
+// What an allocation is across two runs: its operator (op_name) when printed,
+// since a fix often changes its shape; else its owner and shape; else its shape.
+// XLA labels are renumbered by every compile, so they never identify one.
+std::string AllocationKey(const Allocation& a) {
+  auto field = [&a](const char* name) {
+    auto it = a.fields.find(name);
+    return it == a.fields.end() ? std::string() : it->second.text;
+  };
+  std::string key = field("operator");
+  if (key.empty()) key = field("owner") + (field("owner").empty() ? "" : " ") + field("shape");
+  std::string type = field("type");
+  return key.empty() || type.empty() ? key : key + " (" + type + ")";
+}
+
+int64_t FieldBytes(const Allocation& a, const char* field) {
+  auto it = a.fields.find(field);
+  return it == a.fields.end() ? -1 : it->second.integer;
+}
+
+// Allocations keyed by what they are; several with one key are summed.
+std::map<std::string, AllocationChange> Tally(const std::vector<Allocation>& list, bool before,
+                                              std::map<std::string, AllocationChange> into) {
+  for (const auto& a : list) {
+    int64_t size = FieldBytes(a, "size_bytes");
+    std::string key = AllocationKey(a);
+    if (size < 0 || key.empty()) continue;
+    AllocationChange& c = into[key];
+    c.key = key;
+    int64_t& bytes = before ? c.before_bytes : c.after_bytes;
+    bytes = std::max<int64_t>(bytes, 0) + size;
+    int64_t padding = FieldBytes(a, "padding_bytes");
+    if (padding >= 0) {
+      int64_t& p = before ? c.before_padding : c.after_padding;
+      p = std::max<int64_t>(p, 0) + padding;
+    }
+  }
+  return into;
+}
+
+std::vector<AllocationChange> CompareAllocations(const Incident& a, const Incident& b) {
+  auto tallies = Tally(b.allocations, false, Tally(a.allocations, true, {}));
+  std::vector<AllocationChange> out;
+  for (auto& [key, c] : tallies) {
+    if (c.before_bytes < 0) c.status = "new";
+    else if (c.after_bytes < 0) c.status = "gone";
+    else if (c.after_bytes > c.before_bytes) c.status = "grew";
+    else if (c.after_bytes < c.before_bytes) c.status = "shrank";
+    else if (c.after_padding != c.before_padding) c.status = "padding";
+    else continue;
+    out.push_back(std::move(c));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const AllocationChange& x, const AllocationChange& y) {
+    return std::max(x.before_bytes, x.after_bytes) > std::max(y.before_bytes, y.after_bytes);
+  });
+  return out;
+}
+
+IncidentDiff Describe(const Incident& i, const char* status, bool before) {
+  IncidentDiff d;
+  d.status = status;
+  d.kind = i.kind;
+  d.code = i.code;
+  d.title = i.title;
+  d.program = Text(i.facts, "program");
+  (before ? d.before_cause : d.after_cause) = i.diagnosis.best.cause;
+  (before ? d.before_occurrences : d.after_occurrences) = i.occurrences;
+  (before ? d.before_first : d.after_first) = i.first;
+  return d;
+}
+
+int StatusOrder(const std::string& status) {
+  static const char* const kOrder[] = {"appeared", "changed", "vanished", "same"};
+  for (int k = 0; k < 4; ++k)
+    if (status == kOrder[k]) return k;
+  return 4;
+}
+
+}  // namespace
+
+std::string FormatChange(const FactValue& before, const FactValue& after) {
+  double delta = static_cast<double>(after.integer - before.integer);
+  std::string sign = delta >= 0 ? "+" : "-";
+  std::string out = sign + (after.type == FactType::kSize ? FormatSize(static_cast<int64_t>(std::fabs(delta)))
+                                                           : std::to_string(static_cast<int64_t>(std::fabs(delta))));
+  if (before.integer != 0) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, " (%+.0f%%)", 100.0 * delta / std::fabs(static_cast<double>(before.integer)));
+    out += pct;
+  }
+  return out;
+}
+
+ReportDiff DiffReports(const Report& before, const Report& after, const std::string& before_name,
+                       const std::string& after_name) {
+  ReportDiff diff;
+  diff.before_name = before_name;
+  diff.after_name = after_name;
+  diff.before_incidents = before.incidents.size();
+  diff.after_incidents = after.incidents.size();
+  std::vector<bool> used(after.incidents.size(), false);
+  for (const auto& a : before.incidents) {
+    size_t match = after.incidents.size();
+    for (size_t k = 0; k < after.incidents.size() && match == after.incidents.size(); ++k) {
+      if (!used[k] && MatchKey(after.incidents[k]) == MatchKey(a)) match = k;
+    }
+    if (match == after.incidents.size()) {
+      diff.incidents.push_back(Describe(a, "vanished", true));
+      continue;
+    }
+    used[match] = true;
+    const Incident& b = after.incidents[match];
+    IncidentDiff d = Describe(a, "same", true);
+    d.after_cause = b.diagnosis.best.cause;
+    d.after_occurrences = b.occurrences;
+    d.after_first = b.first;
+    d.facts = CompareFacts(a, b);
+    d.allocations = CompareAllocations(a, b);
+    bool changed = !d.facts.empty() || !d.allocations.empty() || d.before_cause != d.after_cause;
+    d.status = changed ? "changed" : "same";
+    diff.incidents.push_back(std::move(d));
+  }
+  for (size_t k = 0; k < after.incidents.size(); ++k) {
+    if (!used[k]) diff.incidents.push_back(Describe(after.incidents[k], "appeared", false));
+  }
+  std::stable_sort(diff.incidents.begin(), diff.incidents.end(), [](const IncidentDiff& x, const IncidentDiff& y) {
+    return StatusOrder(x.status) < StatusOrder(y.status);
+  });
+  return diff;
+}
+
+}  // namespace oomlens
