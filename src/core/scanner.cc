@@ -48,6 +48,7 @@ struct Scanner::State {
     } else if (!event.activity.empty()) {
       history.Add(event);
     } else {
+      series.AddOom(event);
       grouper.Add(std::move(event));
     }
   }

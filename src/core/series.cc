@@ -54,19 +54,36 @@ void SeriesCollector::Add(const Event& event) {
   const FactValue* used = Find(event.facts, "sample_used_bytes");
   if (!used) return;
   const FactValue* key = Find(event.facts, "sample_key");
-  Building& b = series_[{event.input_index, event.host, event.title, key ? key->text : ""}];
+  const FactValue* limit = Find(event.facts, "sample_limit_bytes");
+  AddPoint(event, event.title, key ? key->text : "", used->integer, limit ? limit->integer : -1);
+}
+
+void SeriesCollector::AddOom(const Event& event) {
+  for (const char* name : {"used_bytes", "allocated_bytes", "in_use_bytes"}) {
+    const FactValue* used = Find(event.facts, name);
+    if (!used) continue;
+    const FactValue* limit = Find(event.facts, "limit_bytes");
+    if (!limit) limit = Find(event.facts, "capacity_bytes");
+    AddPoint(event, "memory in use at each " + event.kind + " failure", "", used->integer, limit ? limit->integer : -1);
+    return;
+  }
+}
+
+void SeriesCollector::AddPoint(const Event& event, const std::string& name, const std::string& key, int64_t bytes,
+                               int64_t limit) {
+  Building& b = series_[{event.input_index, event.host, name, key}];
   MemorySeries& s = b.series;
   if (s.samples == 0) {
-    s.name = event.title;
-    s.key = key ? key->text : "";
+    s.name = name;
+    s.key = key;
     s.host = event.host;
     s.input_index = event.input_index;
     s.first = event.where;
   }
-  if (const FactValue* limit = Find(event.facts, "sample_limit_bytes")) s.limit_bytes = limit->integer;
+  if (limit >= 0) s.limit_bytes = limit;
   s.last = event.where;
   if (s.samples++ % b.stride != 0) return;
-  s.points.push_back(SeriesPoint{event.where.line, used->integer});
+  s.points.push_back(SeriesPoint{event.where.line, bytes});
   if (s.points.size() < kMaxSeriesPoints) return;
   std::vector<SeriesPoint> halved;  // keep every other point, and from now on every 2*stride-th figure
   for (size_t i = 0; i < s.points.size(); i += 2) halved.push_back(s.points[i]);

@@ -22,10 +22,15 @@ class SeriesCollector {
   /// Adds the figure of a series_sample event (sample_used_bytes; sample_limit_bytes
   /// and sample_key when printed). Events without a figure are ignored.
   void Add(const Event& event);
+  /// Adds the memory in use an OOM event printed (used_bytes, allocated_bytes or
+  /// in_use_bytes) to the series of its kind: repeated OOMs whose numbers grow
+  /// (retries, epochs) are a series too.
+  void AddOom(const Event& event);
   /// Every series, in order of first figure.
   std::vector<MemorySeries> Take();
 
  private:
+  void AddPoint(const Event& event, const std::string& name, const std::string& key, int64_t bytes, int64_t limit);
   struct Building {
     MemorySeries series;
     uint64_t stride = 1;  // keep every stride-th figure (doubles when points fill up)

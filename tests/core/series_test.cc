@@ -106,5 +106,24 @@ TEST_F(SeriesTest, LongSeriesAreDecimatedButCountedExactly) {
   EXPECT_EQ(report.incidents[0].diagnosis.best.cause, "leak");
 }
 
+TEST_F(SeriesTest, RepeatedOomsWithGrowingNumbersAreASeries) {
+  // A retry loop: each attempt fails with more memory already allocated.
+  std::string text;
+  for (int attempt = 0; attempt < 6; ++attempt) {
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.15 GiB total capacity; "
+                  "%d.00 GiB already allocated; 1.50 GiB free; %d.00 GiB reserved in total by PyTorch)\n",
+                  40 + 6 * attempt, 41 + 6 * attempt);
+    text += "epoch " + std::to_string(attempt) + " retrying\n" + line;
+  }
+  Report report = Scan(text);
+  ASSERT_FALSE(report.incidents.empty());
+  const Incident& last = report.incidents.back();
+  EXPECT_EQ(last.series.samples, 6u) << last.series.name;
+  EXPECT_EQ(last.series.name, "memory in use at each pytorch_cuda failure");
+  EXPECT_EQ(last.diagnosis.best.cause, "leak");
+}
+
 }  // namespace
 }  // namespace oomlens
