@@ -94,6 +94,21 @@ const char* AllocationState(const Allocation& allocation) {
   return "allocated";
 }
 
+std::vector<const Allocation*> ListingOrder(const std::vector<Allocation>& allocations, size_t n) {
+  std::vector<const Allocation*> all;
+  for (const auto& a : allocations) all.push_back(&a);
+  bool ranked = !all.empty() && Field(*all.front(), "rank");
+  if (!ranked) {
+    auto key = [](const Allocation* a) {
+      const FactValue* size = Field(*a, "size_bytes");
+      return std::make_pair(AllocationState(*a) == std::string("allocated"), size ? size->integer : -1);
+    };
+    std::stable_sort(all.begin(), all.end(), [&](const Allocation* a, const Allocation* b) { return key(a) > key(b); });
+  }
+  if (all.size() > n) all.resize(n);
+  return all;
+}
+
 void SummarizeAllocations(const std::vector<Allocation>& allocations, Facts* derived,
                           std::vector<AllocationGroup>* groups) {
   Tally allocated, free;

@@ -20,6 +20,10 @@ constexpr size_t kGroupsKept = 10;
 void SummarizeAllocations(const std::vector<Allocation>& allocations, Facts* derived,
                           std::vector<AllocationGroup>* groups);
 
+/// The first n entries to show: a ranked listing (entries with a rank) in its
+/// order, any other (a block map) by size, live blocks before free ones.
+std::vector<const Allocation*> ListingOrder(const std::vector<Allocation>& allocations, size_t n);
+
 /// "free", "reserved" or "allocated" (no state printed means allocated).
 const char* AllocationState(const Allocation& allocation);
 

@@ -2,8 +2,10 @@
 // string from the log is escaped; an inline SVG bar shows each incident's memory.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
+#include "core/allocation_summary.h"
 #include "oomlens/render.h"
 #include "oomlens/size.h"
 
@@ -57,21 +59,20 @@ std::string MemoryBar(const Incident& i) {
 }
 
 // The top allocations as bars, the padding part of each shaded lighter.
-std::string AllocationChart(const Incident& i) {
-  const size_t kBars = 10;
+std::string AllocationChart(const std::vector<const Allocation*>& shown) {
   double largest = 0;
-  for (size_t k = 0; k < i.allocations.size() && k < kBars; ++k) {
-    auto it = i.allocations[k].fields.find("size_bytes");
-    if (it != i.allocations[k].fields.end()) largest = std::max(largest, it->second.number);
+  for (const Allocation* a : shown) {
+    auto it = a->fields.find("size_bytes");
+    if (it != a->fields.end()) largest = std::max(largest, it->second.number);
   }
   if (largest <= 0) return "";
   const double width = 420;
   std::ostringstream svg;
-  size_t bars = std::min(kBars, i.allocations.size());
+  size_t bars = shown.size();
   svg << "<svg xmlns='http://www.w3.org/2000/svg' width='720' height='" << 20 * bars + 8
       << "' role='img' aria-label='largest allocations'>";
   for (size_t k = 0; k < bars; ++k) {
-    const Facts& f = i.allocations[k].fields;
+    const Facts& f = shown[k]->fields;
     auto size = f.find("size_bytes");
     if (size == f.end()) continue;
     auto padding = f.find("padding_bytes");
@@ -90,6 +91,48 @@ std::string AllocationChart(const Incident& i) {
   }
   svg << "</svg>";
   return svg.str();
+}
+
+// The memory series as a line over the figures, with the limit when printed.
+std::string SeriesChart(const MemorySeries& s) {
+  if (s.points.empty()) return "";
+  double top = static_cast<double>(std::max<int64_t>(s.limit_bytes, 1));
+  for (const auto& p : s.points) top = std::max(top, static_cast<double>(p.bytes));
+  const double width = 600, height = 120;
+  std::ostringstream svg;
+  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='720' height='" << height + 36
+      << "' role='img' aria-label='memory series'><polyline fill='none' stroke='#58a' stroke-width='2' points='";
+  size_t n = s.points.size();
+  for (size_t k = 0; k < n; ++k) {
+    double x = n == 1 ? 0 : width * static_cast<double>(k) / static_cast<double>(n - 1);
+    double y = 16 + height * (1 - static_cast<double>(s.points[k].bytes) / top);
+    svg << x << "," << y << " ";
+  }
+  svg << "'/>";
+  if (s.limit_bytes > 0) {
+    double y = 16 + height * (1 - static_cast<double>(s.limit_bytes) / top);
+    svg << "<line x1='0' x2='" << width << "' y1='" << y << "' y2='" << y << "' stroke='#c33' stroke-dasharray='4'/>"
+        << "<text x='" << width + 6 << "' y='" << y + 4 << "' font-size='12'>limit " << FormatSize(s.limit_bytes) << "</text>";
+  }
+  svg << "<text x='0' y='" << height + 32 << "' font-size='12'>" << HtmlEscape(s.name) << ": "
+      << FormatSize(s.points.front().bytes) << " to " << FormatSize(s.points.back().bytes) << ", " << s.samples
+      << " figures, lines " << s.first.line << "-" << s.last.line << "</text></svg>";
+  return svg.str();
+}
+
+// The owners, labels and groups of identical buffers holding most of a listing.
+std::string GroupsTable(const Incident& i) {
+  if (i.allocation_groups.empty()) return "";
+  std::ostringstream out;
+  out << "<table><tr><th>by</th><th>what</th><th>count</th><th>bytes</th><th>share</th></tr>";
+  for (const auto& g : i.allocation_groups) {
+    char share[16];
+    std::snprintf(share, sizeof share, "%.0f%%", 100 * g.share);
+    out << "<tr><td>" << HtmlEscape(g.by) << "</td><td>" << HtmlEscape(g.key) << "</td><td>" << g.count << "</td><td>"
+        << FormatSize(g.bytes) << "</td><td>" << share << "</td></tr>";
+  }
+  out << "</table>";
+  return out.str();
 }
 
 void RenderIncidentHtml(const Incident& i, size_t number, std::ostream& out) {
@@ -112,18 +155,20 @@ void RenderIncidentHtml(const Incident& i, size_t number, std::ostream& out) {
     for (const auto& e : d.evidence) out << "<li>" << HtmlEscape(e) << "</li>";
     out << "</ul>\n";
   }
+  if (i.series.samples > 0) out << "<h3>Memory before the failure</h3>" << SeriesChart(i.series) << "\n";
   if (!i.allocations.empty()) {
-    out << "<h3>Largest allocations</h3>" << AllocationChart(i) << "<p class='muted'>dark: data, light: "
-        << "padding</p><table><tr><th>size</th><th>shape</th><th>operator</th><th>padding</th></tr>";
-    for (size_t k = 0; k < i.allocations.size() && k < 20; ++k) {
-      const Facts& f = i.allocations[k].fields;
+    out << "<h3>Largest allocations</h3>" << AllocationChart(ListingOrder(i.allocations, 10))
+        << "<p class='muted'>dark: data, light: padding</p>" << GroupsTable(i)
+        << "<table><tr><th>size</th><th>shape</th><th>operator or owner</th><th>padding</th></tr>";
+    for (const Allocation* a : ListingOrder(i.allocations, 20)) {
+      const Facts& f = a->fields;
       auto get = [&f](const char* n) {
         auto it = f.find(n);
         if (it == f.end()) return std::string();
         return it->second.type == FactType::kSize ? FormatSize(it->second.integer) : it->second.text;
       };
       out << "<tr><td>" << HtmlEscape(get("size_bytes")) << "</td><td>" << HtmlEscape(get("shape")) << "</td><td>"
-          << HtmlEscape(get("operator")) << "</td><td>" << HtmlEscape(get("padding_bytes")) << "</td></tr>";
+          << HtmlEscape(get("operator").empty() ? get("owner") : get("operator")) << "</td><td>" << HtmlEscape(get("padding_bytes")) << "</td></tr>";
     }
     out << "</table>\n";
   }

@@ -188,34 +188,15 @@ void RenderGroups(const Incident& i, const Style& style, std::ostream& out) {
   }
 }
 
-// The entries shown: a ranked listing in its order, a block map by size (live first).
-std::vector<const Allocation*> ShownAllocations(const Incident& i, size_t n) {
-  std::vector<const Allocation*> all;
-  for (const auto& a : i.allocations) all.push_back(&a);
-  bool ranked = !all.empty() && Field(*all.front(), "rank");
-  if (!ranked) {
-    auto key = [](const Allocation* a) {
-      const FactValue* state = Field(*a, "state");
-      const FactValue* size = Field(*a, "size_bytes");
-      bool live = !state || AllocationState(*a) == std::string("allocated");
-      return std::make_pair(live, size ? size->integer : -1);
-    };
-    std::stable_sort(all.begin(), all.end(), [&](const Allocation* a, const Allocation* b) { return key(a) > key(b); });
-  }
-  if (all.size() > n) all.resize(n);
-  return all;
-}
-
 void RenderAllocations(const Incident& i, const Style& style, std::ostream& out) {
   if (i.allocations.empty()) return;
   const size_t kShown = 5;
   out << "    " << style.Dim(AllocationsHead(i)) << "\n";
   RenderGroups(i, style, out);
   size_t k = 0;
-  for (const Allocation* a : ShownAllocations(i, kShown)) {
+  for (const Allocation* a : ListingOrder(i.allocations, kShown)) {
     const FactValue* rank = Field(*a, "rank");
     out << "      " << (rank ? rank->text : std::to_string(++k)) << ". " << AllocationLine(*a, i.facts) << "\n";
-    if (rank) ++k;
   }
   if (i.allocations.size() > kShown) out << "      ... " << i.allocations.size() - kShown << " more (see --format json)\n";
 }

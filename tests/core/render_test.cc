@@ -69,13 +69,18 @@ TEST(RenderHtml, LogTextCannotInjectMarkup) {
     i.facts[name] = v;
   }
   Allocation a;
-  for (const char* name : {"shape", "operator", "label"}) {
+  for (const char* name : {"shape", "operator", "label", "owner"}) {
     FactValue v;
     v.type = FactType::kText;
     v.text = kPayload;
     a.fields[name] = v;
   }
   i.allocations.push_back(a);
+  i.allocation_groups.push_back(AllocationGroup{"owner", kPayload, 1, 1024, 1.0});
+  i.series.name = kPayload;
+  i.series.key = kPayload;
+  i.series.samples = 2;
+  i.series.points = {{1, 100}, {2, 200}};
   i.diagnosis.best.cause = kPayload;
   i.diagnosis.summary = kPayload;
   i.diagnosis.evidence = {kPayload};
