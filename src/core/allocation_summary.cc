@@ -1,5 +1,7 @@
 #include "core/allocation_summary.h"
 
+#include "core/fact_values.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -20,32 +22,6 @@ std::string Lower(const std::string& s) {
   std::string out = s;
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-FactValue Number(FactType type, int64_t n) {
-  FactValue v;
-  v.type = type;
-  v.integer = n;
-  v.number = static_cast<double>(n);
-  v.text = type == FactType::kSize ? FormatSize(n) : std::to_string(n);
-  return v;
-}
-
-FactValue Text(const std::string& text) {
-  FactValue v;
-  v.type = FactType::kText;
-  v.text = text;
-  return v;
-}
-
-FactValue Share(double share) {
-  FactValue v;
-  v.type = FactType::kRatio;
-  v.number = share;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", share);
-  v.text = buf;
-  return v;
 }
 
 struct Tally {
@@ -138,25 +114,25 @@ void SummarizeAllocations(const std::vector<Allocation>& allocations, Facts* der
     add(&identical, (shape ? shape->text + ", " : std::string()) + FormatSize(size->integer));
   }
   if (allocated.count + free.count == 0) return;
-  if (allocated.count > 0) (*derived)["allocated_total_bytes"] = Number(FactType::kSize, allocated.bytes);
+  if (allocated.count > 0) (*derived)["allocated_total_bytes"] = SizeValue(static_cast<double>(allocated.bytes));
   if (free.count > 0) {
-    (*derived)["free_total_bytes"] = Number(FactType::kSize, free.bytes);
-    (*derived)["free_block_count"] = Number(FactType::kCount, free.count);
-    (*derived)["largest_free_block_bytes"] = Number(FactType::kSize, largest_free);
+    (*derived)["free_total_bytes"] = SizeValue(static_cast<double>(free.bytes));
+    (*derived)["free_block_count"] = CountValue(free.count);
+    (*derived)["largest_free_block_bytes"] = SizeValue(static_cast<double>(largest_free));
   }
   KeepLargest("owner", owners, 1, allocated.bytes, groups);
   KeepLargest("label", labels, 2, allocated.bytes, groups);
   KeepLargest("identical", identical, 2, allocated.bytes, groups);
   if (const AllocationGroup* top = First(*groups, "owner")) {
-    (*derived)["top_owner"] = Text(top->key);
-    (*derived)["top_owner_bytes"] = Number(FactType::kSize, top->bytes);
-    (*derived)["top_owner_share"] = Share(top->share);
+    (*derived)["top_owner"] = TextValue(top->key);
+    (*derived)["top_owner_bytes"] = SizeValue(static_cast<double>(top->bytes));
+    (*derived)["top_owner_share"] = RatioValue(top->share);
   }
   if (const AllocationGroup* same = MostSuspicious(*groups)) {
-    (*derived)["identical_buffers_count"] = Number(FactType::kCount, same->count);
-    (*derived)["identical_buffers_bytes"] = Number(FactType::kSize, same->bytes);
-    (*derived)["identical_buffers_share"] = Share(same->share);
-    (*derived)["identical_buffers_shape"] = Text(same->key);
+    (*derived)["identical_buffers_count"] = CountValue(same->count);
+    (*derived)["identical_buffers_bytes"] = SizeValue(static_cast<double>(same->bytes));
+    (*derived)["identical_buffers_share"] = RatioValue(same->share);
+    (*derived)["identical_buffers_shape"] = TextValue(same->key);
   }
 }
 

@@ -1,3 +1,4 @@
+#include "core/fact_values.h"
 #include "core/derive.h"
 
 #include <algorithm>
@@ -33,49 +34,17 @@ const FactValue* Find(const Facts& facts, const char* name) {
   return it == facts.end() ? nullptr : &it->second;
 }
 
-FactValue SizeFact(double bytes, double tolerance) {
-  FactValue v;
-  v.type = FactType::kSize;
-  v.integer = static_cast<int64_t>(std::llround(bytes));
-  v.number = bytes;
-  v.tolerance = tolerance;
-  v.text = FormatSize(v.integer);
-  return v;
-}
-
-FactValue RatioFact(double ratio) {
-  FactValue v;
-  v.type = FactType::kRatio;
-  v.number = ratio;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", ratio);
-  v.text = buf;
-  return v;
-}
-
-FactValue TextFact(const std::string& text) {
-  FactValue v;
-  v.type = FactType::kText;
-  v.text = text;
-  return v;
-}
-
 // a / b as a ratio fact, when both are present and b is not zero.
 void Ratio(const Facts& facts, const char* a, const char* b, const char* name, Facts* derived) {
   const FactValue* x = Find(facts, a);
   const FactValue* y = Find(facts, b);
-  if (x && y && y->integer != 0) (*derived)[name] = RatioFact(x->number / y->number);
+  if (x && y && y->integer != 0) (*derived)[name] = RatioValue(x->number / y->number);
 }
 
 // Summaries of an allocation listing: the largest entry and the padding waste.
 void DeriveFromAllocations(const std::vector<Allocation>& allocations, const Facts& facts, Facts* derived) {
   if (allocations.empty()) return;
-  FactValue count;
-  count.type = FactType::kCount;
-  count.integer = static_cast<int64_t>(allocations.size());
-  count.number = static_cast<double>(count.integer);
-  count.text = std::to_string(count.integer);
-  (*derived)["allocation_count"] = count;
+  (*derived)["allocation_count"] = CountValue(static_cast<int64_t>(allocations.size()));
   const Allocation* largest = nullptr;
   double padding = 0, padding_tolerance = 0, largest_padding = -1, expansion = 0;
   for (const auto& a : allocations) {
@@ -89,24 +58,24 @@ void DeriveFromAllocations(const std::vector<Allocation>& allocations, const Fac
     if (const FactValue* e = Find(a.fields, "expansion")) expansion = std::max(expansion, e->number);
   }
   if (largest_padding >= 0) {
-    (*derived)["padding_total_bytes"] = SizeFact(padding, padding_tolerance);
-    (*derived)["largest_padding_bytes"] = SizeFact(largest_padding, 0);
+    (*derived)["padding_total_bytes"] = SizeValue(padding, padding_tolerance);
+    (*derived)["largest_padding_bytes"] = SizeValue(largest_padding, 0);
   }
-  if (expansion > 0) (*derived)["max_expansion"] = RatioFact(expansion);
+  if (expansion > 0) (*derived)["max_expansion"] = RatioValue(expansion);
   if (!largest) return;
   const FactValue& size = *Find(largest->fields, "size_bytes");
   (*derived)["largest_allocation_bytes"] = size;
   const FactValue* limit = Find(facts, "limit_bytes");
-  if (limit && limit->integer > 0) (*derived)["largest_allocation_ratio"] = RatioFact(size.number / limit->number);
+  if (limit && limit->integer > 0) (*derived)["largest_allocation_ratio"] = RatioValue(size.number / limit->number);
   const std::pair<const char*, const char*> kText[] = {{"shape", "largest_allocation_shape"},
                                                         {"operator", "largest_allocation_operator"},
                                                         {"label", "largest_allocation_label"}};
   for (const auto& [field, name] : kText) {
-    if (const FactValue* v = Find(largest->fields, field)) (*derived)[name] = TextFact(v->text);
+    if (const FactValue* v = Find(largest->fields, field)) (*derived)[name] = TextValue(v->text);
   }
   const FactValue* file = Find(largest->fields, "source_file");
   const FactValue* line = Find(largest->fields, "source_line");
-  if (file) (*derived)["largest_allocation_source"] = TextFact(file->text + (line ? ":" + line->text : ""));
+  if (file) (*derived)["largest_allocation_source"] = TextValue(file->text + (line ? ":" + line->text : ""));
 }
 
 // Bytes per element of a dtype as frameworks print it; 0 when unknown.
@@ -154,13 +123,13 @@ void DeriveAllocatorFacts(const Facts& facts, Facts* derived) {
   const FactValue* shape = Find(facts, "shape");
   const FactValue* dtype = Find(facts, "dtype");
   if (shape && dtype) {
-    if (auto bytes = TensorBytes(shape->text, dtype->text)) (*derived)["tensor_bytes"] = SizeFact(*bytes, 0);
+    if (auto bytes = TensorBytes(shape->text, dtype->text)) (*derived)["tensor_bytes"] = SizeValue(*bytes, 0);
   }
   const FactValue* limit = Find(facts, "limit_bytes");
   const FactValue* in_use = Find(facts, "in_use_bytes");
   if (limit && in_use) {
     (*derived)["allocator_free_bytes"] =
-        SizeFact(static_cast<double>(limit->integer - in_use->integer), limit->tolerance + in_use->tolerance);
+        SizeValue(static_cast<double>(limit->integer - in_use->integer), limit->tolerance + in_use->tolerance);
   }
   const FactValue* allocated = Find(facts, "allocated_bytes");
   const FactValue* reserved = Find(facts, "reserved_bytes");
@@ -168,7 +137,7 @@ void DeriveAllocatorFacts(const Facts& facts, Facts* derived) {
   if (unallocated) {
     (*derived)["cached_unallocated_bytes"] = *unallocated;
   } else if (allocated && reserved && reserved->integer >= allocated->integer) {
-    (*derived)["cached_unallocated_bytes"] = SizeFact(static_cast<double>(reserved->integer - allocated->integer),
+    (*derived)["cached_unallocated_bytes"] = SizeValue(static_cast<double>(reserved->integer - allocated->integer),
                                                       reserved->tolerance + allocated->tolerance);
   }
   const FactValue* capacity = Find(facts, "capacity_bytes");
@@ -182,7 +151,7 @@ void DeriveAllocatorFacts(const Facts& facts, Facts* derived) {
   }
   if (capacity && free && own_bytes >= 0) {
     double others = capacity->number - free->number - own_bytes;
-    (*derived)["other_use_bytes"] = SizeFact(std::max(0.0, others), capacity->tolerance + free->tolerance + own_tolerance);
+    (*derived)["other_use_bytes"] = SizeValue(std::max(0.0, others), capacity->tolerance + free->tolerance + own_tolerance);
   }
 }
 
@@ -213,12 +182,9 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   DeriveSeriesFacts(incident->series, &derived);
   DeriveHistoryFacts(incident->history, &derived);
   if (!chip.empty()) {
-    FactValue name;
-    name.type = FactType::kText;
-    name.text = chip;
-    facts.emplace("chip", name);
+    facts.emplace("chip", TextValue(chip));
     auto capacity = ChipCapacity(chip);
-    if (capacity && !Find(facts, "capacity_bytes")) facts["capacity_bytes"] = SizeFact(*capacity, 0);
+    if (capacity && !Find(facts, "capacity_bytes")) facts["capacity_bytes"] = SizeValue(*capacity, 0);
   }
   const FactValue* requested = Find(facts, "requested_bytes");
   const FactValue* free = Find(facts, "free_bytes");
@@ -231,15 +197,15 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   if (largest) derived["largest_contiguous_bytes"] = *largest;
   if (requested && free) {
     derived["shortfall_bytes"] =
-        SizeFact(static_cast<double>(requested->integer - free->integer), requested->tolerance + free->tolerance);
-    if (free->integer > 0) derived["request_to_free_ratio"] = RatioFact(requested->number / free->number);
+        SizeValue(static_cast<double>(requested->integer - free->integer), requested->tolerance + free->tolerance);
+    if (free->integer > 0) derived["request_to_free_ratio"] = RatioValue(requested->number / free->number);
   }
   if (requested && capacity && capacity->integer > 0) {
-    derived["request_to_capacity_ratio"] = RatioFact(requested->number / capacity->number);
+    derived["request_to_capacity_ratio"] = RatioValue(requested->number / capacity->number);
   }
   if (free_or_chunks && largest && free_or_chunks->integer > 0) {
     double ratio = std::max(0.0, (free_or_chunks->number - largest->number) / free_or_chunks->number);
-    derived["fragmentation_ratio"] = RatioFact(ratio);
+    derived["fragmentation_ratio"] = RatioValue(ratio);
   }
   Ratio(facts, "exceeded_by_bytes", "used_bytes", "overflow_ratio", &derived);
   Ratio(facts, "used_bytes", "limit_bytes", "usage_to_limit_ratio", &derived);

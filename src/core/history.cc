@@ -1,5 +1,7 @@
 #include "core/history.h"
 
+#include "core/fact_values.h"
+
 #include <algorithm>
 
 namespace oomlens {
@@ -17,15 +19,6 @@ void Record(uint64_t line, std::vector<uint64_t>* lines, uint64_t* count, uint64
 // those beyond the kept ones are assumed later (an undercount, never invented).
 uint64_t Before(const std::vector<uint64_t>& lines, uint64_t line) {
   return static_cast<uint64_t>(std::lower_bound(lines.begin(), lines.end(), line) - lines.begin());
-}
-
-FactValue Count(uint64_t n) {
-  FactValue v;
-  v.type = FactType::kCount;
-  v.integer = static_cast<int64_t>(n);
-  v.number = static_cast<double>(n);
-  v.text = std::to_string(n);
-  return v;
 }
 
 }  // namespace
@@ -83,10 +76,10 @@ void HistoryCollector::Attach(std::vector<Incident>* incidents) const {
 
 void DeriveHistoryFacts(const ProgramHistory& history, Facts* derived) {
   if (history.compiles > 0) {
-    (*derived)["program_compiles_before"] = Count(history.compiles);
-    (*derived)["program_first_compile_line"] = Count(history.first_compile_line);
+    (*derived)["program_compiles_before"] = CountValue(static_cast<int64_t>(history.compiles));
+    (*derived)["program_first_compile_line"] = CountValue(static_cast<int64_t>(history.first_compile_line));
   }
-  if (history.steps > 0) (*derived)["steps_before"] = Count(history.steps);
+  if (history.steps > 0) (*derived)["steps_before"] = CountValue(static_cast<int64_t>(history.steps));
 }
 
 }  // namespace oomlens

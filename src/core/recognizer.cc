@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/fact_values.h"
 #include "core/signature_patterns.h"
 #include "core/unwrap.h"
 #include "oomlens/size.h"
@@ -365,12 +366,8 @@ void Recognizer::Close(Open&& open) {
     const Aggregate& agg = sig.aggregates[i];
     auto put = [&event](const FactInfo* info, double value) {
       if (!info) return;
-      FactValue v;
-      v.type = info->type;
-      v.integer = static_cast<int64_t>(value);
-      v.number = static_cast<double>(v.integer);
-      v.text = info->type == FactType::kSize ? FormatSize(v.integer) : std::to_string(v.integer);
-      event.facts.emplace(info->name, v);
+      int64_t n = static_cast<int64_t>(value);
+      event.facts.emplace(info->name, info->type == FactType::kSize ? SizeValue(static_cast<double>(n)) : CountValue(n));
     };
     put(agg.sum, t.sum);
     put(agg.max, t.max);

@@ -1,6 +1,7 @@
 // Text and JSON of a ReportDiff.
 #include <algorithm>
 
+#include "core/fact_values.h"
 #include "core/render_json.h"
 #include "oomlens/diff.h"
 #include "oomlens/size.h"
@@ -12,14 +13,6 @@ using ojson = nlohmann::ordered_json;
 
 constexpr size_t kAllocationsShown = 8;
 
-std::string Label(const std::string& fact) {
-  std::string label = fact;
-  const std::string suffix = "_bytes";
-  if (label.size() > suffix.size() && label.compare(label.size() - suffix.size(), suffix.size(), suffix) == 0)
-    label.resize(label.size() - suffix.size());
-  std::replace(label.begin(), label.end(), '_', ' ');
-  return label;
-}
 
 std::string Value(const FactValue& v) { return v.type == FactType::kSize ? FormatSize(v.integer) : v.text; }
 
@@ -46,7 +39,7 @@ void RenderChanges(const IncidentDiff& d, std::ostream& out) {
     out << "      occurrences        " << d.before_occurrences << " -> " << d.after_occurrences << "\n";
   }
   for (const auto& c : d.facts) {
-    std::string label = Label(c.name);
+    std::string label = FactLabel(c.name);
     label.resize(std::max<size_t>(label.size(), 18), ' ');
     out << "      " << label << " " << (c.in_before ? Value(c.before) : "-") << " -> "
         << (c.in_after ? Value(c.after) : "-");

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/allocation_summary.h"
+#include "core/fact_values.h"
 #include "oomlens/render.h"
 #include "oomlens/size.h"
 
@@ -43,14 +44,6 @@ std::string Printable(const std::string& s) {
   return out;
 }
 
-std::string Label(const std::string& fact) {
-  std::string label = fact;
-  const std::string suffix = "_bytes";
-  if (label.size() > suffix.size() && label.compare(label.size() - suffix.size(), suffix.size(), suffix) == 0)
-    label.resize(label.size() - suffix.size());
-  std::replace(label.begin(), label.end(), '_', ' ');
-  return label;
-}
 
 std::string FactText(const FactValue& v) {
   if (v.type == FactType::kSize) return FormatSize(v.integer);
@@ -64,12 +57,12 @@ std::string FactsLine(const Facts& facts) {
     auto it = facts.find(name);
     if (it == facts.end()) continue;
     std::string value = it->first == "program" ? "'" + it->second.text + "'" : FactText(it->second);
-    parts.push_back(Label(name) + " " + value);
+    parts.push_back(FactLabel(name) + " " + value);
     shown.push_back(name);
   }
   for (const auto& [name, value] : facts) {
     if (std::find(shown.begin(), shown.end(), name) != shown.end()) continue;
-    parts.push_back(Label(name) + " " + FactText(value));
+    parts.push_back(FactLabel(name) + " " + FactText(value));
   }
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : " · ") + p;

@@ -1,5 +1,7 @@
 #include "core/series.h"
 
+#include "core/fact_values.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,17 +17,6 @@ constexpr uint64_t kMinSamplesAlone = 5;
 const FactValue* Find(const Facts& facts, const char* name) {
   auto it = facts.find(name);
   return it == facts.end() ? nullptr : &it->second;
-}
-
-FactValue Number(FactType type, double n) {
-  FactValue v;
-  v.type = type;
-  v.integer = static_cast<int64_t>(std::llround(n));
-  v.number = type == FactType::kRatio ? n : static_cast<double>(v.integer);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", n);
-  v.text = type == FactType::kSize ? FormatSize(v.integer) : type == FactType::kRatio ? buf : std::to_string(v.integer);
-  return v;
 }
 
 int64_t Growth(const MemorySeries& s) {
@@ -147,31 +138,29 @@ void DeriveSeriesFacts(const MemorySeries& s, Facts* derived) {
     peak = std::max(peak, s.points[i].bytes);
     if (s.points[i].bytes >= s.points[i - 1].bytes) ++rising;
   }
-  (*derived)["series_samples"] = Number(FactType::kCount, static_cast<double>(s.samples));
-  FactValue name;
-  name.text = s.name + (s.key.empty() ? "" : " on " + s.key);
-  (*derived)["series_name"] = name;
-  (*derived)["series_first_bytes"] = Number(FactType::kSize, static_cast<double>(first));
-  (*derived)["series_last_bytes"] = Number(FactType::kSize, static_cast<double>(last));
-  (*derived)["series_peak_bytes"] = Number(FactType::kSize, static_cast<double>(peak));
-  (*derived)["series_growth_bytes"] = Number(FactType::kSize, static_cast<double>(last - first));
-  if (first > 0) (*derived)["series_growth_ratio"] = Number(FactType::kRatio, static_cast<double>(last) / first);
+  (*derived)["series_samples"] = CountValue(static_cast<int64_t>(s.samples));
+  (*derived)["series_name"] = TextValue(s.name + (s.key.empty() ? "" : " on " + s.key));
+  (*derived)["series_first_bytes"] = SizeValue(static_cast<double>(first));
+  (*derived)["series_last_bytes"] = SizeValue(static_cast<double>(last));
+  (*derived)["series_peak_bytes"] = SizeValue(static_cast<double>(peak));
+  (*derived)["series_growth_bytes"] = SizeValue(static_cast<double>(last - first));
+  if (first > 0) (*derived)["series_growth_ratio"] = RatioValue(static_cast<double>(last) / first);
   double slope = Slope(s, stride);
-  (*derived)["series_slope_bytes"] = Number(FactType::kSize, slope);
+  (*derived)["series_slope_bytes"] = SizeValue(slope);
   if (s.points.size() >= 2) {
     (*derived)["series_rising_share"] =
-        Number(FactType::kRatio, static_cast<double>(rising) / static_cast<double>(s.points.size() - 1));
+        RatioValue(static_cast<double>(rising) / static_cast<double>(s.points.size() - 1));
     int64_t middle = s.points[s.points.size() / 2].bytes;
     if (last != first) {
       (*derived)["series_late_growth_share"] =
-          Number(FactType::kRatio, static_cast<double>(last - middle) / static_cast<double>(last - first));
+          RatioValue(static_cast<double>(last - middle) / static_cast<double>(last - first));
     }
   }
   if (s.limit_bytes > 0) {
-    (*derived)["series_limit_bytes"] = Number(FactType::kSize, static_cast<double>(s.limit_bytes));
+    (*derived)["series_limit_bytes"] = SizeValue(static_cast<double>(s.limit_bytes));
     if (slope > 0 && last < s.limit_bytes) {
       (*derived)["series_samples_to_limit"] =
-          Number(FactType::kCount, std::ceil(static_cast<double>(s.limit_bytes - last) / slope));
+          CountValue(static_cast<int64_t>(std::ceil(static_cast<double>(s.limit_bytes - last) / slope)));
     }
   }
 }

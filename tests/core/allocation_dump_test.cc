@@ -9,6 +9,7 @@
 
 #include "oomlens/render.h"
 #include "oomlens/scanner.h"
+#include "tests/core/scan_fixture.h"
 
 namespace oomlens {
 namespace {
@@ -17,19 +18,7 @@ const char kOom[] =
     "E1130 10:00:00.000000 7 pjrt.cc:1] RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to "
     "allocate 512.00M. That was not possible. There are 96.00M free.; (0x0x0_HBM0)\n";
 
-class AllocationDumpTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::vector<Problem> problems;
-    ASSERT_TRUE(rules_.LoadBuiltin(&problems));
-  }
-  Report Scan(const std::string& text) {
-    Scanner scanner(rules_, ScanOptions{});
-    scanner.ScanText(text, "t.log");
-    return scanner.Finish();
-  }
-  RuleSet rules_;
-};
+class AllocationDumpTest : public ScanFixture {};
 
 // A block map of n entries: every 10th block free (1M), the others 4M
 // f32[1024,1024] buffers of three programs, plus one 64M parameter block.

@@ -6,6 +6,7 @@
 
 #include "core/history.h"
 #include "oomlens/scanner.h"
+#include "tests/core/scan_fixture.h"
 
 namespace oomlens {
 namespace {
@@ -19,19 +20,12 @@ const char kGrowth[] =
     "\tUsing (GB) 10.00 / 31.25 (0%) on TPU_0(x)\n\tUsing (GB) 14.00 / 31.25 (0%) on TPU_0(x)\n"
     "\tUsing (GB) 18.00 / 31.25 (0%) on TPU_0(x)\n";
 
-class HistoryTest : public ::testing::Test {
+class HistoryTest : public ScanFixture {
  protected:
-  void SetUp() override {
-    std::vector<Problem> problems;
-    ASSERT_TRUE(rules_.LoadBuiltin(&problems));
-  }
   std::string Cause(const std::string& text) {
-    Scanner scanner(rules_, ScanOptions{});
-    scanner.ScanText(text, "t.log");
-    Report report = scanner.Finish();
+    Report report = Scan(text);
     return report.incidents.empty() ? "" : report.incidents[0].diagnosis.best.cause;
   }
-  RuleSet rules_;
 };
 
 TEST(NormalizeProgram, JaxSpellingsOfOneProgramAgree) {
@@ -47,10 +41,7 @@ TEST_F(HistoryTest, CompiledRanAndGrewIsEviction) {
 }
 
 TEST_F(HistoryTest, CompiledAndRanWithoutFiguresIsOnlyAnAlternative) {
-  std::string text = std::string(kCompile) + kStep + kLoad;
-  Scanner scanner(rules_, ScanOptions{});
-  scanner.ScanText(text, "t.log");
-  Report report = scanner.Finish();
+  Report report = Scan(std::string(kCompile) + kStep + kLoad);
   ASSERT_EQ(report.incidents.size(), 1u);
   EXPECT_EQ(report.incidents[0].diagnosis.best.cause, "oversize");
   ASSERT_FALSE(report.incidents[0].diagnosis.alternatives.empty());

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "oomlens/render.h"
+#include "tests/core/scan_fixture.h"
 
 namespace oomlens {
 namespace {
@@ -16,21 +17,7 @@ const char kSeed[] =
     "0B reserved, and 147.64M reservable. Scope: unknown..: while running replica 0 and partition 34 of a "
     "replicated computation (other replicas may have failed as well).";
 
-class ScannerTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::vector<Problem> problems;
-    ASSERT_TRUE(rules_.LoadBuiltin(&problems));
-  }
-  Report Scan(const std::string& text, const std::string& chip = "") {
-    ScanOptions options;
-    options.chip = chip;
-    Scanner scanner(rules_, options);
-    scanner.ScanText(text, "t.log");
-    return scanner.Finish();
-  }
-  RuleSet rules_;
-};
+class ScannerTest : public ScanFixture {};
 
 int64_t Bytes(const Incident& i, const std::string& name) {
   auto it = i.facts.find(name);

@@ -6,23 +6,12 @@
 #include <string>
 
 #include "oomlens/scanner.h"
+#include "tests/core/scan_fixture.h"
 
 namespace oomlens {
 namespace {
 
-class SeriesTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::vector<Problem> problems;
-    ASSERT_TRUE(rules_.LoadBuiltin(&problems));
-  }
-  Report Scan(const std::string& text) {
-    Scanner scanner(rules_, ScanOptions{});
-    scanner.ScanText(text, "t.log");
-    return scanner.Finish();
-  }
-  RuleSet rules_;
-};
+class SeriesTest : public ScanFixture {};
 
 std::string Memstats(double used_gib) {
   char line[128];

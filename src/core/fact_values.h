@@ -1,0 +1,65 @@
+// Making fact values that oomlens computes (derived facts, aggregates), and the
+// label a fact is shown with. Values read from a log come from MakeFact instead.
+#ifndef OOMLENS_CORE_FACT_VALUES_H_
+#define OOMLENS_CORE_FACT_VALUES_H_
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "oomlens/facts.h"
+#include "oomlens/size.h"
+
+namespace oomlens {
+
+inline FactValue SizeValue(double bytes, double tolerance = 0) {
+  FactValue v;
+  v.type = FactType::kSize;
+  v.integer = static_cast<int64_t>(std::llround(bytes));
+  v.number = bytes;
+  v.tolerance = tolerance;
+  v.text = FormatSize(v.integer);
+  return v;
+}
+
+inline FactValue CountValue(int64_t n) {
+  FactValue v;
+  v.type = FactType::kCount;
+  v.integer = n;
+  v.number = static_cast<double>(n);
+  v.text = std::to_string(n);
+  return v;
+}
+
+inline FactValue RatioValue(double ratio) {
+  FactValue v;
+  v.type = FactType::kRatio;
+  v.number = ratio;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", ratio);
+  v.text = buf;
+  return v;
+}
+
+inline FactValue TextValue(const std::string& text) {
+  FactValue v;
+  v.type = FactType::kText;
+  v.text = text;
+  return v;
+}
+
+/// How a fact is labelled for people: "requested_bytes" -> "requested",
+/// "top_of_memory_reserved_bytes" -> "top of memory reserved".
+inline std::string FactLabel(const std::string& fact) {
+  std::string label = fact;
+  const std::string suffix = "_bytes";
+  if (label.size() > suffix.size() && label.compare(label.size() - suffix.size(), suffix.size(), suffix) == 0)
+    label.resize(label.size() - suffix.size());
+  std::replace(label.begin(), label.end(), '_', ' ');
+  return label;
+}
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_CORE_FACT_VALUES_H_
