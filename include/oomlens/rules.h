@@ -56,6 +56,10 @@ class RuleSet {
   std::unique_ptr<RuleData> data_;
 };
 
+/// A fingerprint of the rules compiled into the binary (8 hex digits): two
+/// binaries with the same value read logs with the same rules.
+std::string BuiltinRulesVersion();
+
 }  // namespace oomlens
 
 #endif  // OOMLENS_RULES_H_

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/serve.h"
+#include "cli/version.h"
 #include "oomlens/render.h"
 #include "oomlens/scanner.h"
 
@@ -17,7 +18,14 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   CLI::App app{"oomlens: reads the logs of a crashed ML job and says why it ran out of "
                "accelerator memory and what to change.",
                "oomlens"};
-  app.set_version_flag("--version", std::string("oomlens ") + Version());
+  app.set_version_flag("--version", "");  // the line is built only when asked for (it loads the rules)
+  app.footer(
+      "Examples:\n"
+      "  kubectl logs job/train | oomlens          diagnose a log from stdin\n"
+      "  oomlens -r logs/ --format github          CI: annotations, exit 1 on an OOM\n"
+      "  oomlens explain E0101                     what an error code means\n"
+      "  oomlens diff before.log after.log         what changed between two runs\n"
+      "Exit: 0 no OOM, 1 OOM found, 2 error. Docs: docs/README.md, 'man oomlens'.");
   app.add_option("files", o.files, "log files to read ('-' or none: stdin)");
   app.add_option("-f,--format", o.format, "output format")
       ->check(CLI::IsMember({"text", "json", "jsonl", "markdown", "github", "sarif", "gitlab", "html"}, CLI::ignore_case))
@@ -76,7 +84,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     out << app.help("", CLI::AppFormatMode::All);
     return kExitNoOom;
   } catch (const CLI::CallForVersion&) {
-    out << "oomlens " << Version() << "\n";
+    out << VersionLine() << "\n";
     return kExitNoOom;
   } catch (const CLI::ParseError& e) {
     err << "oomlens: error: " << e.what() << " (help: run 'oomlens --help')\n";

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -271,6 +272,21 @@ bool RuleSet::LoadBuiltin(std::vector<Problem>* problems) {
   bool ok = true;
   for (const auto& file : EmbeddedRuleFiles()) ok = LoadText(std::string(file.name), file.text, problems) && ok;
   return ok;
+}
+
+std::string BuiltinRulesVersion() {
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a over every file's name and text
+  for (const auto& file : EmbeddedRuleFiles()) {
+    for (std::string_view part : {file.name, file.text}) {
+      for (unsigned char c : part) {
+        hash ^= c;
+        hash *= 1099511628211ull;
+      }
+    }
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%08llx", static_cast<unsigned long long>(hash >> 32));
+  return buf;
 }
 
 bool RuleSet::LoadDirectory(const std::string& dir, std::vector<Problem>* problems) {

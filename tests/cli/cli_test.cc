@@ -1,14 +1,17 @@
 #include "cli/cli.h"
-#include "tests/cli/cli_harness.h"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "oomlens/rules.h"
+#include "tests/cli/cli_harness.h"
 
 namespace oomlens {
 namespace {
@@ -98,13 +101,25 @@ TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(chip.err.substr(0, 44), "oomlens: error: --chip v99: unknown chip (he");
 }
 
-TEST(Cli, HelpAndVersionExitZero) {
+TEST(Cli, HelpFitsAScreenAndListsTheSubcommands) {
   CliRun help = Cli({"--help"});
   EXPECT_EQ(help.code, kExitNoOom);
-  EXPECT_NE(help.out.find("rules"), std::string::npos);
+  EXPECT_LE(std::count(help.out.begin(), help.out.end(), '\n'), 50) << help.out;
+  for (const char* sub : {"rules", "explain", "serve", "merge", "diff"}) {
+    EXPECT_NE(help.out.find("\n  " + std::string(sub) + " "), std::string::npos) << sub;
+  }
+}
+
+TEST(Cli, VersionNamesReleaseRevisionAndRules) {
   CliRun version = Cli({"--version"});
   EXPECT_EQ(version.code, kExitNoOom);
-  EXPECT_EQ(version.out.substr(0, 8), "oomlens ");
+  // e.g. "oomlens 0.1.0 (git 2592741b7815, rules 1be5de92: 43 signatures, 37 cause rules)"
+  std::string re_like = version.out;
+  EXPECT_EQ(re_like.substr(0, 8), "oomlens ");
+  EXPECT_NE(re_like.find(" (git "), std::string::npos) << re_like;
+  EXPECT_NE(re_like.find(", rules " + BuiltinRulesVersion() + ": "), std::string::npos) << re_like;
+  EXPECT_NE(re_like.find(" signatures, "), std::string::npos) << re_like;
+  EXPECT_EQ(BuiltinRulesVersion().size(), 8u);
 }
 
 TEST(Cli, ColorFollowsTheTerminalAndNoColor) {
