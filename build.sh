@@ -7,6 +7,9 @@
 #   ./build.sh hardening  ASan+UBSan build (clang): whole test suite, every bundled and
 #                     corpus log, then each libFuzzer target for FUZZ_SECONDS (default 30)
 #   ./build.sh browser  end-to-end tests of `oomlens serve` in headless Chromium
+#   ./build.sh package  the .deb (CPack): a --prefix install checked, the package
+#                     installed with apt-get and run on the example, then removed;
+#                     and the -DOOMLENS_STATIC=ON binary built and run
 # BUILD_DIR (default: build) and BUILD_TYPE (default: RelWithDebInfo) can be set.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -103,6 +106,58 @@ browser() {
   node tests/browser/e2e.mjs "$BUILD_DIR/oomlens" "$BUILD_DIR/browser"
 }
 
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# Fails unless the file exists; says which.
+expect_file() {
+  [ -e "$1" ] || { say "error: $1 is missing after the install"; exit 1; }
+}
+
+# The example must be diagnosed: exit 1 (an OOM) and the E0101 incident.
+expect_diagnosis() {
+  local bin=$1 out code=0
+  out=$("$bin" testdata/examples/multihost_e0101.log) || code=$?
+  [ "$code" -eq 1 ] && grep -q "E0101 TPU program load failed" <<<"$out" \
+    || { say "error: $bin did not diagnose the example (exit $code)"; exit 1; }
+}
+
+package() {
+  install_packages dpkg-dev
+  build
+  local prefix
+  prefix=$(mktemp -d)
+  cmake --install "$BUILD_DIR" --prefix "$prefix" >/dev/null
+  for f in bin/oomlens share/man/man1/oomlens.1 share/bash-completion/completions/oomlens \
+           share/zsh/vendor-completions/_oomlens share/fish/vendor_completions.d/oomlens.fish \
+           share/oomlens/rules/causes/common.json share/doc/oomlens/README.md; do
+    expect_file "$prefix/$f"
+  done
+  expect_diagnosis "$prefix/bin/oomlens"
+  bash -c "source '$prefix/share/bash-completion/completions/oomlens'; COMP_WORDS=(oomlens --form); COMP_CWORD=1; _oomlens; [ \"\${COMPREPLY[*]}\" = --format ]" \
+    || { say "error: the bash completion does not complete --form"; exit 1; }
+  rm -rf "$prefix"
+  say "--prefix install: binary, man page, completions, rules and docs in place"
+  rm -f "$BUILD_DIR"/oomlens_*.deb
+  (cd "$BUILD_DIR" && cpack -G DEB >/dev/null)
+  local deb
+  deb=$(ls "$BUILD_DIR"/oomlens_*_amd64.deb)
+  say "built $deb; $(dpkg-deb -f "$deb" Depends)"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "./$deb" >/dev/null
+  expect_diagnosis /usr/bin/oomlens
+  expect_file /usr/share/man/man1/oomlens.1
+  /usr/bin/oomlens --version >&2
+  as_root dpkg -r oomlens >/dev/null
+  say "the installed package diagnosed the example; removed again"
+  local static_dir=${BUILD_DIR}-static
+  cmake -S . -B "$static_dir" -DCMAKE_BUILD_TYPE=Release -DOOMLENS_STATIC=ON >/dev/null
+  cmake --build "$static_dir" -j "$(nproc)" >/dev/null
+  ldd "$static_dir/oomlens" >/dev/null 2>&1 && { say "error: $static_dir/oomlens is not static"; exit 1; }
+  expect_diagnosis "$static_dir/oomlens"
+  say "static binary $static_dir/oomlens ($(du -h "$static_dir/oomlens" | cut -f1)) diagnosed the example"
+}
+
 case "${1:-}" in
   deps) install_deps ;;
   build) build ;;
@@ -118,8 +173,9 @@ case "${1:-}" in
     ;;
   hardening) hardening ;;
   browser) browser ;;
+  package) package ;;
   *)
-    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

@@ -114,6 +114,7 @@ std::string AllocationLine(const Allocation& a, const Facts& facts) {
     std::snprintf(pct, sizeof pct, "%.0f%% of limit", 100.0 * size->number / limit->second.number);
     parts.push_back(pct);
   }
+  if (const FactValue* pid = Field(a, "pid")) parts.push_back("pid " + pid->text);
   for (const char* name : {"owner", "shape", "op_type", "operator"}) {
     if (const FactValue* v = Field(a, name)) parts.push_back(v->text.size() > 80 ? v->text.substr(0, 77) + "..." : v->text);
   }
