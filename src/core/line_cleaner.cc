@@ -1,6 +1,9 @@
 #include "core/line_cleaner.h"
 
 #include <re2/re2.h>
+#include <re2/set.h>
+
+#include <algorithm>
 
 namespace oomlens {
 namespace {
@@ -52,12 +55,20 @@ constexpr int kMaxPrefixes = 12;  // bounds the loop on adversarial lines
 }  // namespace
 
 // Compiled once per process and shared: RE2 objects are safe to use from any thread.
+// The set tells in one DFA pass which prefixes can match at the start of a text,
+// so only those run (and capture); most lines match none.
 struct LineCleaner::Patterns {
   std::vector<std::unique_ptr<RE2>> res;
+  std::unique_ptr<RE2::Set> any;
   Patterns() {
     RE2::Options options(RE2::Latin1);
     options.set_log_errors(false);
-    for (const auto& p : kPrefixes) res.push_back(std::make_unique<RE2>(p.pattern, options));
+    any = std::make_unique<RE2::Set>(options, RE2::ANCHOR_START);
+    for (const auto& p : kPrefixes) {
+      res.push_back(std::make_unique<RE2>(p.pattern, options));
+      if (any && any->Add(p.pattern, nullptr) < 0) any.reset();
+    }
+    if (any && !any->Compile()) any.reset();  // then every pattern is tried, as before
   }
   static const Patterns& Get() {
     static const Patterns* patterns = new Patterns();  // never destroyed: used until exit
@@ -105,9 +116,17 @@ const CleanLine& LineCleaner::Clean(std::string_view raw) {
   result_.context = LineContext{};
   std::string_view text = raw;
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  std::vector<int>& hits = hits_;
   for (int round = 0; round < kMaxPrefixes && !text.empty(); ++round) {
     bool matched = false;
-    for (size_t i = 0; i < patterns_->res.size(); ++i) {
+    hits.clear();
+    if (patterns_->any) {
+      if (!patterns_->any->Match(re2::StringPiece(text), &hits)) break;
+      std::sort(hits.begin(), hits.end());  // the table's order decides, as without the set
+    } else {
+      for (size_t i = 0; i < patterns_->res.size(); ++i) hits.push_back(static_cast<int>(i));
+    }
+    for (int i : hits) {
       re2::StringPiece input(text);
       re2::StringPiece capture;
       const RE2& re = *patterns_->res[i];

@@ -45,6 +45,7 @@ class LineCleaner {
   struct Patterns;
   const Patterns* patterns_;  // shared, compiled once
   std::string scratch_;
+  std::vector<int> hits_;  // prefixes that may match, reused from line to line
   CleanLine result_;
 };
 

@@ -136,10 +136,16 @@ void Recognizer::BeginInput(const std::string& name, int index, const std::strin
   next_sweep_ = 0;
 }
 
+// The signature whose start matches message, highest priority first. Only
+// signatures one of whose literals the message holds are tried (the prefilter's
+// test, per signature: a substring search is far cheaper than a regex), and never
+// listings ('after'): those start only right after their event (FindListingStart).
 const Signature* Recognizer::FindStart(std::string_view message) const {
-  if (!prefilter_->MayMatch(message)) return nullptr;
   for (const auto& sig : rules_.signatures) {
-    if (sig.start && Contains(*sig.start, message)) return &sig;
+    if (!sig.start || !sig.after.empty()) continue;
+    bool holds_literal = std::any_of(sig.literals.begin(), sig.literals.end(),
+                                     [message](const std::string& l) { return message.find(l) != std::string_view::npos; });
+    if (holds_literal && Contains(*sig.start, message)) return &sig;
   }
   return nullptr;
 }
@@ -225,7 +231,37 @@ void Recognizer::FeedLogical(std::string_view text, uint64_t number, const std::
       pending_.erase(pending);
     }
   }
-  if (sig) OpenMessage(sig, clean, number);
+  if (sig && IsFigure(*sig)) {
+    EmitFigure(*sig, clean, number);
+  } else if (sig) {
+    OpenMessage(sig, clean, number);
+  }
+}
+
+// A memory figure or a sign of progress: one line, read at once. Such lines can
+// be frequent (every step, every device), so they skip the message machinery.
+bool Recognizer::IsFigure(const Signature& sig) {
+  return (sig.series || !sig.activity.empty()) && !sig.follow && !sig.complete && !sig.items &&
+         sig.aggregates.empty() && sig.annotates.empty() && sig.after.empty() && sig.kind_when.empty() && !sig.reject;
+}
+
+void Recognizer::EmitFigure(const Signature& sig, const CleanLine& line, uint64_t number) {
+  Event event;
+  event.signature = sig.id;
+  event.kind = sig.kind;
+  event.title = sig.title;
+  event.where = Location{input_, number};
+  event.input_index = input_index_;
+  event.host = line.context.host.empty() ? default_host_ : line.context.host;
+  event.series_sample = sig.series;
+  event.activity = sig.activity;
+  std::string_view text = line.message.substr(0, kMaxMessageBytes);
+  for (const auto& pattern : sig.facts) {
+    MatchFacts(pattern, text, [&](const FactGroup& group, std::string_view value) { Record(group, value, &event, problems_); });
+  }
+  for (const auto& name : sig.require)
+    if (!event.facts.count(name)) return;  // a figure without its number: nothing to add
+  sink_(std::move(event));
 }
 
 void Recognizer::OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number) {

@@ -84,6 +84,8 @@ class Recognizer {
   const Signature* FindStart(std::string_view message) const;
   const Signature* FindListingStart(const std::string& stream, std::string_view message) const;
   void OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number);
+  static bool IsFigure(const Signature& sig);
+  void EmitFigure(const Signature& sig, const CleanLine& line, uint64_t number);
   Step Continue(Open* open, const CleanLine& line);
   void Join(Open* open, const CleanLine& line);
   bool Tally(Open* open, std::string_view message);  // true when an aggregate took the line
