@@ -21,9 +21,21 @@ std::unique_ptr<re2::RE2> Compile(const std::vector<std::string>& literals) {
   return re->ok() ? std::move(re) : nullptr;
 }
 
+std::unique_ptr<re2::RE2::Set> CompileSet(const std::vector<std::string>& literals) {
+  RE2::Options options(RE2::Latin1);
+  options.set_log_errors(false);
+  options.set_max_mem(64 << 20);
+  auto set = std::make_unique<re2::RE2::Set>(options, RE2::UNANCHORED);
+  for (const auto& literal : literals) {
+    if (literal.empty() || set->Add(RE2::QuoteMeta(literal), nullptr) < 0) return nullptr;
+  }
+  return !literals.empty() && set->Compile() ? std::move(set) : nullptr;
+}
+
 }  // namespace
 
-Prefilter::Prefilter(std::vector<std::string> literals) : literals_(std::move(literals)), any_(Compile(literals_)) {}
+Prefilter::Prefilter(std::vector<std::string> literals)
+    : literals_(std::move(literals)), any_(Compile(literals_)), each_(CompileSet(literals_)) {}
 
 Prefilter::~Prefilter() = default;
 
@@ -39,6 +51,27 @@ size_t Prefilter::Find(std::string_view text) const {
     return std::string_view::npos;
   }
   return static_cast<size_t>(match.data() - text.data());
+}
+
+}  // namespace oomlens
+
+namespace oomlens {
+
+bool Prefilter::Which(std::string_view text, std::vector<bool>* present) const {
+  present->assign(literals_.size(), false);
+  bool any = false;
+  if (each_) {
+    std::vector<int> hits;
+    if (!each_->Match(re2::StringPiece(text), &hits)) return false;
+    for (int i : hits) (*present)[static_cast<size_t>(i)] = true;
+    return !hits.empty();
+  }
+  for (size_t i = 0; i < literals_.size(); ++i) {  // no set (too large): one search per literal
+    bool here = !literals_[i].empty() && text.find(literals_[i]) != std::string_view::npos;
+    (*present)[i] = here;
+    any = any || here;
+  }
+  return any;
 }
 
 }  // namespace oomlens

@@ -8,9 +8,8 @@
 #include <string_view>
 #include <vector>
 
-namespace re2 {
-class RE2;
-}
+#include <re2/re2.h>
+#include <re2/set.h>
 
 namespace oomlens {
 
@@ -24,10 +23,14 @@ class Prefilter {
   bool MayMatch(std::string_view text) const;
   /// Offset of the first literal in text, or npos.
   size_t Find(std::string_view text) const;
+  /// Sets (*present)[i] for every literal i that text holds, in one pass.
+  /// Returns false when none is there.
+  bool Which(std::string_view text, std::vector<bool>* present) const;
 
  private:
   std::vector<std::string> literals_;
   std::unique_ptr<re2::RE2> any_;
+  std::unique_ptr<re2::RE2::Set> each_;  // the literals one by one, to tell which are present
 };
 
 }  // namespace oomlens

@@ -141,10 +141,11 @@ void Recognizer::BeginInput(const std::string& name, int index, const std::strin
 // test, per signature: a substring search is far cheaper than a regex), and never
 // listings ('after'): those start only right after their event (FindListingStart).
 const Signature* Recognizer::FindStart(std::string_view message) const {
+  if (!prefilter_->Which(message, &literals_present_)) return nullptr;
   for (const auto& sig : rules_.signatures) {
     if (!sig.start || !sig.after.empty()) continue;
-    bool holds_literal = std::any_of(sig.literals.begin(), sig.literals.end(),
-                                     [message](const std::string& l) { return message.find(l) != std::string_view::npos; });
+    bool holds_literal = std::any_of(sig.literal_indices.begin(), sig.literal_indices.end(),
+                                     [this](int i) { return literals_present_[static_cast<size_t>(i)]; });
     if (holds_literal && Contains(*sig.start, message)) return &sig;
   }
   return nullptr;

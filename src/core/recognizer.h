@@ -110,6 +110,7 @@ class Recognizer {
   std::string default_host_;
   std::string cri_partial_, unwrapped_;  // CRI 'P' lines waiting for their 'F'; scratch
   std::vector<std::string> payload_lines_;
+  mutable std::vector<bool> literals_present_;  // scratch of FindStart
   int input_index_ = 0;
   uint64_t next_sweep_ = 0;
   uint64_t current_line_ = 0;

@@ -70,6 +70,7 @@ struct Signature {
   std::string id, kind, code, title, file, where, description;
   int priority = 0;
   std::vector<std::string> literals;         // prefilter: a start line holds one
+  std::vector<int> literal_indices;          // the same, as positions in RuleData::literals
   std::shared_ptr<re2::RE2> start;           // opens a message
   std::shared_ptr<re2::RE2> complete;        // the core message is all there
   std::shared_ptr<re2::RE2> follow;          // lines that may follow a complete message

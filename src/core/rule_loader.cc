@@ -43,6 +43,13 @@ void Reindex(RuleData* data) {
   for (const auto& s : data->signatures) literals.insert(s.literals.begin(), s.literals.end());
   data->literals.assign(literals.begin(), literals.end());
   data->prefilter = std::make_shared<const Prefilter>(data->literals);
+  for (auto& s : data->signatures) {  // where each signature's literals are in data->literals
+    s.literal_indices.clear();
+    for (const auto& l : s.literals) {
+      auto it = std::lower_bound(data->literals.begin(), data->literals.end(), l);
+      s.literal_indices.push_back(static_cast<int>(it - data->literals.begin()));
+    }
+  }
 }
 
 }  // namespace

@@ -46,16 +46,24 @@ bool ReadNumber(std::string_view* s, double* value, int* decimals) {
   return true;
 }
 
-// Maps a unit spelling to its multiplier; 0 when unknown.
+// Maps a unit spelling to its multiplier; 0 when unknown. No allocation: it runs
+// for every size read.
 double UnitMultiplier(std::string_view unit, bool decimal) {
-  std::string u;
-  for (char c : unit) u += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (u.empty() || u == "b" || u == "byte" || u == "bytes") return 1;
+  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  auto is = [&](std::string_view word) {
+    if (unit.size() != word.size()) return false;
+    for (size_t i = 0; i < word.size(); ++i)
+      if (lower(unit[i]) != word[i]) return false;
+    return true;
+  };
+  if (unit.empty() || is("b") || is("byte") || is("bytes")) return 1;
   static const char kPrefixes[] = "kmgtpe";
   for (int i = 0; i < 6; ++i) {
-    std::string p(1, kPrefixes[i]);
-    if (u == p + "ib") return std::ldexp(1.0, 10 * (i + 1));
-    if (u == p || u == p + "b") return decimal ? std::pow(1000.0, i + 1) : std::ldexp(1.0, 10 * (i + 1));
+    const char kib[] = {kPrefixes[i], 'i', 'b'};
+    const char kb[] = {kPrefixes[i], 'b'};
+    if (is(std::string_view(kib, 3))) return std::ldexp(1.0, 10 * (i + 1));
+    if (is(std::string_view(kb, 1)) || is(std::string_view(kb, 2)))
+      return decimal ? std::pow(1000.0, i + 1) : std::ldexp(1.0, 10 * (i + 1));
   }
   return 0;
 }
