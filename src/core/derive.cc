@@ -155,6 +155,20 @@ void DeriveAllocatorFacts(const Facts& facts, Facts* derived) {
   }
 }
 
+// Allocators that print totals instead of entries feed the same summary facts as
+// a listing: BFC dumps (chunks in use and free, counted by aggregates) and the
+// XRT breakdown ("Currently allocated", "Max free chunk").
+void SummarizePrintedTotals(const Facts& facts, Facts* derived) {
+  const std::pair<const char*, const char*> kSame[] = {
+      {"allocated_total_bytes", "in_use_bytes"},     {"allocated_total_bytes", "used_bytes"},
+      {"free_total_bytes", "free_chunks_bytes"},     {"free_block_count", "free_chunk_count"},
+      {"largest_free_block_bytes", "largest_free_bytes"}};
+  for (const auto& [summary, printed] : kSame) {
+    const FactValue* v = Find(facts, printed);
+    if (v && !derived->count(summary)) (*derived)[summary] = *v;
+  }
+}
+
 }  // namespace
 
 std::optional<int64_t> ChipCapacity(const std::string& chip) {
@@ -179,6 +193,7 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   derived.clear();
   incident->allocation_groups.clear();
   SummarizeAllocations(incident->allocations, &derived, &incident->allocation_groups);
+  SummarizePrintedTotals(facts, &derived);
   DeriveSeriesFacts(incident->series, &derived);
   DeriveHistoryFacts(incident->history, &derived);
   if (!chip.empty()) {
