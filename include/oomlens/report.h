@@ -50,6 +50,7 @@ struct MemorySeries {
   uint64_t samples = 0;       ///< figures read (points may hold fewer: decimated)
   int64_t limit_bytes = -1;   ///< the limit printed beside the figures; -1: none
   Location first, last;       ///< first and last figure
+  double first_seconds = -1, last_seconds = -1;  ///< timestamps of the first and last timed figures; -1: none
   std::vector<SeriesPoint> points;
 };
 
@@ -69,6 +70,7 @@ struct Event {
   std::vector<std::string> listings;  ///< ids of listing signatures (dumps) that joined it
   bool series_sample = false;         ///< a memory figure of a series, not an OOM
   std::string activity;               ///< "compile" or "step": a sign of progress, not an OOM
+  double time_seconds = -1;           ///< its line's timestamp, seconds into the year; -1: none
 };
 
 /// What the input shows of the failing program before the incident: it was

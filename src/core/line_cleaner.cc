@@ -4,12 +4,13 @@
 #include <re2/set.h>
 
 #include <algorithm>
+#include <cstdio>
 
 namespace oomlens {
 namespace {
 
 // What a prefix pattern's single capture group holds.
-enum class Field { kNone, kHost, kRank, kLevel, kTimestamp };
+enum class Field { kNone, kHost, kRank, kLevel, kTimestamp, kLevelAndTimestamp };
 
 struct PrefixPattern {
   const char* pattern;  // anchored at the start of the remaining text
@@ -19,7 +20,7 @@ struct PrefixPattern {
 // Tried in order, repeatedly, until none matches at the start of the text.
 constexpr PrefixPattern kPrefixes[] = {
     // glog/absl: "E1130 12:00:00.123456  1234 file.cc:12] ", new absl "F0000 00:00:1717.89 ..."
-    {R"(([IWEF])\d{4} \d\d:\d\d:\d+(?:\.\d+)?\s+\d+\s+[^\s\]]+:\d+\]\s?)", Field::kLevel},
+    {R"(([IWEF])(\d{4} \d\d:\d\d:\d+(?:\.\d+)?)\s+\d+\s+[^\s\]]+:\d+\]\s?)", Field::kLevelAndTimestamp},
     // ISO / "YYYY-MM-DD HH:MM:SS[.,]f" timestamps, optionally bracketed, optionally ':'
     {R"(\[?(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)\]?:?\s+)",
      Field::kTimestamp},
@@ -128,10 +129,12 @@ const CleanLine& LineCleaner::Clean(std::string_view raw) {
     }
     for (int i : hits) {
       re2::StringPiece input(text);
-      re2::StringPiece capture;
+      re2::StringPiece capture, second;
       const RE2& re = *patterns_->res[i];
-      bool ok = re.NumberOfCapturingGroups() > 0 ? RE2::Consume(&input, re, &capture)
-                                                 : RE2::Consume(&input, re);
+      int groups = re.NumberOfCapturingGroups();
+      bool ok = groups >= 2 ? RE2::Consume(&input, re, &capture, &second)
+                : groups == 1 ? RE2::Consume(&input, re, &capture)
+                              : RE2::Consume(&input, re);
       if (!ok || input.size() == text.size()) continue;
       std::string value(capture.data(), capture.size());
       switch (kPrefixes[i].field) {
@@ -139,6 +142,10 @@ const CleanLine& LineCleaner::Clean(std::string_view raw) {
         case Field::kRank: result_.context.rank = value; break;
         case Field::kLevel: result_.context.level = value; break;
         case Field::kTimestamp: result_.context.timestamp = value; break;
+        case Field::kLevelAndTimestamp:
+          result_.context.level = value;
+          result_.context.timestamp = std::string(second.data(), second.size());
+          break;
         case Field::kNone: break;
       }
       text = std::string_view(input.data(), input.size());
@@ -152,6 +159,31 @@ const CleanLine& LineCleaner::Clean(std::string_view raw) {
     text.remove_suffix(1);
   result_.message = text;
   return result_;
+}
+
+}  // namespace oomlens
+
+namespace oomlens {
+
+// "1130 12:00:00.123456" (glog: MMDD), "0000 00:00:1717141650.89" (absl: seconds
+// since the epoch in the seconds field), "2026-11-30 09:14:11,402" or
+// "2026-11-30T09:14:11.402Z" (ISO). Days count from the start of the year, which
+// is enough to measure spans within a log.
+std::optional<double> TimestampSeconds(std::string_view ts) {
+  static const int kDaysBefore[] = {0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0;
+  double second = 0;
+  std::string text(ts);
+  for (char& c : text)
+    if (c == 'T' || c == ',') c = c == 'T' ? ' ' : '.';
+  int used = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2d %2d:%2d:%lf%n", &year, &month, &day, &hour, &minute, &second, &used) < 6 &&
+      std::sscanf(text.c_str(), "%2d%2d %2d:%2d:%lf%n", &month, &day, &hour, &minute, &second, &used) < 5) {
+    return std::nullopt;
+  }
+  if (month < 0 || month > 12 || day < 0 || day > 31 || hour > 23 || minute > 59 || second < 0) return std::nullopt;
+  double days = (month > 0 ? kDaysBefore[month] : 0) + day;
+  return ((days * 24 + hour) * 60 + minute) * 60 + second;
 }
 
 }  // namespace oomlens

@@ -8,6 +8,7 @@
 #define OOMLENS_CORE_LINE_CLEANER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,10 @@ class LineCleaner {
   std::vector<int> hits_;  // prefixes that may match, reused from line to line
   CleanLine result_;
 };
+
+/// Seconds since the start of the year of a timestamp the cleaner captured
+/// (glog, absl or ISO); nullopt when it cannot be read.
+std::optional<double> TimestampSeconds(std::string_view timestamp);
 
 /// Removes ANSI escape sequences (CSI, OSC and two-byte escapes) from text.
 std::string StripAnsi(std::string_view text);

@@ -67,6 +67,12 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
     s.limit_bytes = series->value("limit_bytes", json(-1)).is_number() ? series->value("limit_bytes", int64_t{-1}) : -1;
     s.first = Location{(*series)["first"].value("input", ""), (*series)["first"].value("line", uint64_t{0})};
     s.last = Location{(*series)["last"].value("input", ""), (*series)["last"].value("line", uint64_t{0})};
+    auto seconds = [&series](const char* name) {
+      auto it = series->find(name);
+      return it != series->end() && it->is_number() ? it->get<double>() : -1.0;
+    };
+    s.first_seconds = seconds("first_seconds");
+    s.last_seconds = seconds("last_seconds");
     for (const auto& p : series->value("points", json::array())) {
       s.points.push_back(SeriesPoint{p.at(0).get<uint64_t>(), p.at(1).get<int64_t>()});
     }

@@ -256,6 +256,7 @@ void Recognizer::EmitFigure(const Signature& sig, const CleanLine& line, uint64_
   event.host = line.context.host.empty() ? default_host_ : line.context.host;
   event.series_sample = sig.series;
   event.activity = sig.activity;
+  event.time_seconds = TimestampSeconds(line.context.timestamp).value_or(-1);
   std::string_view text = line.message.substr(0, kMaxMessageBytes);
   for (const auto& pattern : sig.facts) {
     MatchFacts(pattern, text, [&](const FactGroup& group, std::string_view value) { Record(group, value, &event, problems_); });
@@ -383,6 +384,7 @@ void Recognizer::Close(Open&& open) {
   event.input_index = input_index_;
   event.series_sample = sig.series;
   event.activity = sig.activity;
+  event.time_seconds = TimestampSeconds(open.context.timestamp).value_or(-1);
   event.host = open.context.host.empty() ? default_host_ : open.context.host;
   event.rank = open.context.rank;
   for (const auto& pattern : sig.facts) {

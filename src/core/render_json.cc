@@ -41,6 +41,8 @@ ojson SeriesJson(const MemorySeries& s) {
   j["limit_bytes"] = s.limit_bytes < 0 ? ojson(nullptr) : ojson(s.limit_bytes);
   j["first"] = {{"input", s.first.input}, {"line", s.first.line}};
   j["last"] = {{"input", s.last.input}, {"line", s.last.line}};
+  j["first_seconds"] = s.first_seconds < 0 ? ojson(nullptr) : ojson(s.first_seconds);
+  j["last_seconds"] = s.last_seconds < 0 ? ojson(nullptr) : ojson(s.last_seconds);
   j["points"] = points;  // [line, bytes], at most 1024 (decimated evenly beyond)
   return j;
 }

@@ -73,6 +73,10 @@ void SeriesCollector::AddPoint(const Event& event, const std::string& name, cons
   }
   if (limit >= 0) s.limit_bytes = limit;
   s.last = event.where;
+  if (event.time_seconds >= 0) {
+    if (s.first_seconds < 0) s.first_seconds = event.time_seconds;
+    s.last_seconds = event.time_seconds;
+  }
   if (s.samples++ % b.stride != 0) return;
   s.points.push_back(SeriesPoint{event.where.line, bytes});
   if (s.points.size() < kMaxSeriesPoints) return;
@@ -154,6 +158,15 @@ void DeriveSeriesFacts(const MemorySeries& s, Facts* derived) {
     if (last != first) {
       (*derived)["series_late_growth_share"] =
           RatioValue(static_cast<double>(last - middle) / static_cast<double>(last - first));
+    }
+  }
+  double minutes = (s.last_seconds - s.first_seconds) / 60;
+  if (s.first_seconds >= 0 && minutes > 0 && s.samples >= 2) {
+    double per_minute = static_cast<double>(last - first) / minutes;
+    (*derived)["series_minutes"] = RatioValue(minutes);
+    (*derived)["series_slope_per_minute_bytes"] = SizeValue(per_minute);
+    if (per_minute > 0 && s.limit_bytes > last) {
+      (*derived)["series_minutes_to_limit"] = RatioValue(static_cast<double>(s.limit_bytes - last) / per_minute);
     }
   }
   if (s.limit_bytes > 0) {

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/line_cleaner.h"
 #include "oomlens/scanner.h"
 #include "tests/core/scan_fixture.h"
 
@@ -93,6 +94,30 @@ TEST_F(SeriesTest, LongSeriesAreDecimatedButCountedExactly) {
   EXPECT_EQ(s.first.line, 1u);
   EXPECT_EQ(s.last.line, 10000u);
   EXPECT_EQ(report.incidents[0].diagnosis.best.cause, "leak");
+}
+
+TEST(TimestampSeconds, ReadsGlogAbslAndIsoTimestamps) {
+  EXPECT_EQ(TimestampSeconds("1130 12:00:01.500000").value(), ((304 + 30) * 24 * 3600.0) + 12 * 3600 + 1.5);
+  EXPECT_EQ(TimestampSeconds("0000 00:00:1717141650.5").value(), 1717141650.5);
+  EXPECT_EQ(TimestampSeconds("2026-11-30 12:00:01,500").value(), TimestampSeconds("1130 12:00:01.5").value());
+  EXPECT_EQ(TimestampSeconds("2026-11-30T12:00:01.5Z").value(), TimestampSeconds("1130 12:00:01.5").value());
+  EXPECT_FALSE(TimestampSeconds("yesterday").has_value());
+  EXPECT_FALSE(TimestampSeconds("1330 12:00:00").has_value());  // month 13
+}
+
+TEST_F(SeriesTest, TimestampsGiveTheGrowthPerMinute) {
+  std::string text;
+  for (int k = 0; k < 6; ++k) {
+    char stamp[64];
+    std::snprintf(stamp, sizeof stamp, "I1130 10:%02d:00.000000 7 max_utils.py:697] ", 2 * k);  // every 2 minutes
+    text += stamp + Memstats(10.0 + 2.0 * k);
+  }
+  Report report = Scan(text);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const Incident& i = report.incidents[0];
+  EXPECT_EQ(Derived(i, "series_slope_per_minute_bytes"), 1ll << 30);  // 2G per 2 minutes
+  EXPECT_NEAR(i.derived.at("series_minutes").number, 10.0, 1e-9);
+  EXPECT_NEAR(i.derived.at("series_minutes_to_limit").number, 11.25, 1e-9);  // (31.25 - 20) / 1
 }
 
 TEST_F(SeriesTest, RepeatedOomsWithGrowingNumbersAreASeries) {
