@@ -445,6 +445,16 @@ void Recognizer::JoinListing(Event&& listing, const Signature& sig, const std::s
   if (it == pending_.end()) return;  // FindListingStart opened it only after a pending event
   Event& event = it->second.event;
   it->second.last_line = current_line_;
+  size_t keep = sig.items ? static_cast<size_t>(sig.items->max_items) : listing.allocations.size();
+  size_t room = keep > event.allocations.size() ? keep - event.allocations.size() : 0;
+  if (listing.allocations.size() > room && !it->second.warned) {  // a long dump arrives in pieces
+    problems_->push_back(Problem{Problem::Severity::kWarning, Where(event.where),
+                                 "allocation listing longer than " + std::to_string(keep) +
+                                     " entries: the first ones are kept and summarised, the rest skipped",
+                                 "the JSON report lists the entries kept"});
+    it->second.warned = true;
+  }
+  if (listing.allocations.size() > room) listing.allocations.resize(room);
   for (auto& a : listing.allocations) event.allocations.push_back(std::move(a));
   for (auto& [name, value] : listing.facts) event.facts.emplace(name, std::move(value));
   event.listings.push_back(sig.id);

@@ -78,6 +78,7 @@ class Recognizer {
   struct Pending {
     Event event;
     uint64_t last_line = 0;  // last line of the event or of a listing that joined it
+    bool warned = false;     // a listing was cut to what is kept
   };
 
   void FeedLogical(std::string_view text, uint64_t number, const std::string& host);

@@ -72,6 +72,22 @@ TEST_F(AllocationDumpTest, FiveThousandEntriesGiveASummaryUnderFortyLines) {
   EXPECT_EQ(doc["incidents"][0]["allocations"][4999]["offset"], "0x1387000");
 }
 
+TEST_F(AllocationDumpTest, ADumpLongerThanKeptSaysSo) {
+  std::string text = kOom;
+  const int kEntries = 100005;  // the key=value layout keeps 100,000
+  text.reserve(static_cast<size_t>(kEntries) * 40);
+  for (int k = 0; k < kEntries; ++k) text += "  size=1.00M state=allocated owner=jit_a id=" + std::to_string(k) + "\n";
+  Report report = Scan(text);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  EXPECT_EQ(report.incidents[0].allocations.size(), 100000u);
+  bool warned = false;
+  for (const auto& p : report.problems) {
+    warned = warned || p.message == "allocation listing longer than 100000 entries: the first ones are kept and "
+                                    "summarised, the rest skipped";
+  }
+  EXPECT_TRUE(warned);
+}
+
 TEST_F(AllocationDumpTest, AListingFarFromTheOomDoesNotJoinIt) {
   std::string text = std::string(kOom) + "one\ntwo\nthree\nfour\n" +
                      "Live allocations at OOM: 1 blocks\n  offset=0x0 size=4.00M state=allocated owner=a\n";
