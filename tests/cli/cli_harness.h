@@ -2,6 +2,7 @@
 #ifndef OOMLENS_TESTS_CLI_CLI_HARNESS_H_
 #define OOMLENS_TESTS_CLI_CLI_HARNESS_H_
 
+#include <dirent.h>
 #include <stdlib.h>
 
 #include <cstdlib>
@@ -49,6 +50,21 @@ inline std::string FirstDifference(const std::string& got, const std::string& wa
              "\n  expected: " + (more_w ? wl : "<end>");
     }
   }
+}
+
+/// Appends the files under dir (recursively) whose names end with suffix.
+inline void FindFiles(const std::string& dir, const std::string& suffix, std::vector<std::string>* out) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    std::string path = dir + "/" + name;
+    if (e->d_type == DT_DIR) FindFiles(path, suffix, out);
+    else if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      out->push_back(path);
+  }
+  ::closedir(d);
 }
 
 /// A folder under /tmp, removed with its contents when it goes out of scope.

@@ -21,23 +21,11 @@ namespace {
 
 const std::string kSource = OOMLENS_SOURCE_DIR;
 
-void FindLogs(const std::string& dir, std::vector<std::string>* out) {
-  DIR* d = ::opendir((kSource + "/" + dir).c_str());
-  if (!d) return;
-  while (dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    std::string path = dir + "/" + name;
-    if (e->d_type == DT_DIR) FindLogs(path, out);
-    else if (name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0) out->push_back(path);
-  }
-  ::closedir(d);
-}
-
 std::vector<std::string> AllLogs() {
   std::vector<std::string> logs;
-  FindLogs("testdata/logs", &logs);
-  FindLogs("testdata/examples", &logs);
+  FindFiles(kSource + "/testdata/logs", ".log", &logs);
+  FindFiles(kSource + "/testdata/examples", ".log", &logs);
+  for (auto& log : logs) log = log.substr(kSource.size() + 1);  // tests name inputs by their path in the tree
   std::sort(logs.begin(), logs.end());
   return logs;
 }

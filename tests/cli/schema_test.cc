@@ -2,8 +2,6 @@
 // bundled log's report and every built-in rule file validate against them.
 #include <gtest/gtest.h>
 
-#include <dirent.h>
-
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -15,20 +13,6 @@ namespace oomlens {
 namespace {
 
 const std::string kSource = OOMLENS_SOURCE_DIR;
-
-void FindFiles(const std::string& dir, const std::string& suffix, std::vector<std::string>* out) {
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return;
-  while (dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    std::string path = dir + "/" + name;
-    if (e->d_type == DT_DIR) FindFiles(path, suffix, out);
-    else if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-      out->push_back(path);
-  }
-  ::closedir(d);
-}
 
 JsonSchema Load(const std::string& path) { return JsonSchema(nlohmann::json::parse(ReadFile(kSource + "/" + path))); }
 
