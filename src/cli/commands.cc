@@ -48,6 +48,14 @@ bool LoadRules(const Options& o, const std::vector<std::string>& extra, RuleSet*
   return ok;
 }
 
+// LoadRules, with every problem printed; false when the rules cannot be used.
+bool LoadRulesAndSay(const Options& o, RuleSet* rules, std::ostream& err) {
+  std::vector<Problem> problems;
+  bool ok = LoadRules(o, {}, rules, &problems);
+  PrintProblems(problems, false, err);
+  return ok;
+}
+
 bool UseColor(const Options& o, const Console& console) {
   if (o.color == "always") return true;
   if (o.color == "never") return false;
@@ -175,11 +183,7 @@ int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Consol
 
 int RunMerge(const Options& o, std::ostream& out, std::ostream& err, const Console& console) {
   RuleSet rules;
-  std::vector<Problem> problems;
-  if (!LoadRules(o, {}, &rules, &problems)) {
-    PrintProblems(problems, false, err);
-    return kExitError;
-  }
+  if (!LoadRulesAndSay(o, &rules, err)) return kExitError;
   std::vector<Report> parts;
   for (const auto& path : o.reports) {
     std::ifstream in(path, std::ios::binary);
@@ -243,11 +247,7 @@ bool ReadSide(const std::string& path, const RuleSet& rules, const Options& o, R
 
 int RunDiff(const Options& o, std::ostream& out, std::ostream& err) {
   RuleSet rules;
-  std::vector<Problem> problems;
-  if (!LoadRules(o, {}, &rules, &problems)) {
-    PrintProblems(problems, false, err);
-    return kExitError;
-  }
+  if (!LoadRulesAndSay(o, &rules, err)) return kExitError;
   if (o.format != "text" && o.format != "json") {
     err << "oomlens: error: diff writes text or json, not " << o.format << " (help: --format json)\n";
     return kExitError;
@@ -268,9 +268,7 @@ int RunDiff(const Options& o, std::ostream& out, std::ostream& err) {
 
 int RunRulesList(const Options& o, std::ostream& out, std::ostream& err) {
   RuleSet rules;
-  std::vector<Problem> problems;
-  bool ok = LoadRules(o, {}, &rules, &problems);
-  PrintProblems(problems, false, err);
+  bool ok = LoadRulesAndSay(o, &rules, err);
   for (const auto& e : rules.List()) {
     out << e.type << "\t" << e.id << "\t" << e.what << "\t" << e.file << "\n";
   }
@@ -309,9 +307,7 @@ int RunRulesFacts(std::ostream& out) {
 
 int RunExplain(const Options& o, const std::string& topic, std::ostream& out, std::ostream& err) {
   RuleSet rules;
-  std::vector<Problem> problems;
-  bool ok = LoadRules(o, {}, &rules, &problems);
-  PrintProblems(problems, false, err);
+  bool ok = LoadRulesAndSay(o, &rules, err);
   if (!RenderExplanation(rules, topic, out)) {
     err << "oomlens: error: explain " << topic << ": no error code, kind or cause of that name (help: try E0101, "
            "E0100, E1000, E1001, pytorch_cuda, bfc_allocator, fragmentation, or see 'oomlens rules list')\n";
@@ -322,9 +318,7 @@ int RunExplain(const Options& o, const std::string& topic, std::ostream& out, st
 
 int RunRulesLiterals(const Options& o, std::ostream& out, std::ostream& err) {
   RuleSet rules;
-  std::vector<Problem> problems;
-  bool ok = LoadRules(o, {}, &rules, &problems);
-  PrintProblems(problems, false, err);
+  bool ok = LoadRulesAndSay(o, &rules, err);
   for (const auto& literal : rules.Literals()) out << literal << "\n";
   return ok ? kExitNoOom : kExitError;
 }

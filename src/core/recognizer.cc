@@ -239,6 +239,23 @@ void Recognizer::FeedLogical(std::string_view text, uint64_t number, const std::
   }
 }
 
+// An event of sig at where, with what the line's prefix said (host, rank, time).
+Event Recognizer::NewEvent(const Signature& sig, const LineContext& context, const Location& where) const {
+  Event event;
+  event.signature = sig.id;
+  event.kind = sig.kind;
+  event.code = sig.code;
+  event.title = sig.title;
+  event.where = where;
+  event.input_index = input_index_;
+  event.host = context.host.empty() ? default_host_ : context.host;
+  event.rank = context.rank;
+  event.series_sample = sig.series;
+  event.activity = sig.activity;
+  event.time_seconds = TimestampSeconds(context.timestamp).value_or(-1);
+  return event;
+}
+
 // A memory figure or a sign of progress: one line, read at once. Such lines can
 // be frequent (every step, every device), so they skip the message machinery.
 bool Recognizer::IsFigure(const Signature& sig) {
@@ -247,16 +264,7 @@ bool Recognizer::IsFigure(const Signature& sig) {
 }
 
 void Recognizer::EmitFigure(const Signature& sig, const CleanLine& line, uint64_t number) {
-  Event event;
-  event.signature = sig.id;
-  event.kind = sig.kind;
-  event.title = sig.title;
-  event.where = Location{input_, number};
-  event.input_index = input_index_;
-  event.host = line.context.host.empty() ? default_host_ : line.context.host;
-  event.series_sample = sig.series;
-  event.activity = sig.activity;
-  event.time_seconds = TimestampSeconds(line.context.timestamp).value_or(-1);
+  Event event = NewEvent(sig, line.context, Location{input_, number});
   std::string_view text = line.message.substr(0, kMaxMessageBytes);
   for (const auto& pattern : sig.facts) {
     MatchFacts(pattern, text, [&](const FactGroup& group, std::string_view value) { Record(group, value, &event, problems_); });
@@ -375,18 +383,7 @@ void Recognizer::UpdateState(Open* open) const {
 void Recognizer::Close(Open&& open) {
   const Signature& sig = *open.sig;
   if (sig.reject && Contains(*sig.reject, open.text)) return;  // a known non-failure
-  Event event;
-  event.signature = sig.id;
-  event.kind = sig.kind;
-  event.code = sig.code;
-  event.title = sig.title;
-  event.where = open.where;
-  event.input_index = input_index_;
-  event.series_sample = sig.series;
-  event.activity = sig.activity;
-  event.time_seconds = TimestampSeconds(open.context.timestamp).value_or(-1);
-  event.host = open.context.host.empty() ? default_host_ : open.context.host;
-  event.rank = open.context.rank;
+  Event event = NewEvent(sig, open.context, open.where);
   for (const auto& pattern : sig.facts) {
     MatchFacts(pattern, open.text,
                [&](const FactGroup& group, std::string_view text) { Record(group, text, &event, problems_); });

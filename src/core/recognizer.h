@@ -86,6 +86,7 @@ class Recognizer {
   const Signature* FindListingStart(const std::string& stream, std::string_view message) const;
   void OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number);
   static bool IsFigure(const Signature& sig);
+  Event NewEvent(const Signature& sig, const LineContext& context, const Location& where) const;
   void EmitFigure(const Signature& sig, const CleanLine& line, uint64_t number);
   Step Continue(Open* open, const CleanLine& line);
   void Join(Open* open, const CleanLine& line);
