@@ -1,5 +1,7 @@
 #include "core/line_reader.h"
 
+#include "core/count_newlines.h"
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -110,7 +112,7 @@ bool LineReader::Next(Line* line) {
 
 void LineReader::Advance(size_t bytes) {
   const char* begin = buf_.get() + start_;
-  line_number_ += static_cast<uint64_t>(std::count(begin, begin + bytes, '\n'));
+  line_number_ += CountNewlines(begin, bytes);
   start_ += bytes;
   consumed_ += bytes;
 }

@@ -35,16 +35,23 @@ std::unique_ptr<re2::RE2::Set> CompileSet(const std::vector<std::string>& litera
 }  // namespace
 
 Prefilter::Prefilter(std::vector<std::string> literals)
-    : literals_(std::move(literals)), any_(Compile(literals_)), each_(CompileSet(literals_)) {}
+    : literals_(std::move(literals)), search_(LiteralSearch::Build(literals_)) {
+  if (!search_) {
+    any_ = Compile(literals_);
+    each_ = CompileSet(literals_);
+  }
+}
 
 Prefilter::~Prefilter() = default;
 
 bool Prefilter::MayMatch(std::string_view text) const {
+  if (search_) return search_->FindInFirstLine(text) != std::string_view::npos;
   if (!any_) return !literals_.empty();  // no usable pattern: let every line through
   return RE2::PartialMatch(re2::StringPiece(text), *any_);
 }
 
 size_t Prefilter::Find(std::string_view text) const {
+  if (search_) return search_->FindInFirstLine(text);
   if (!any_) return literals_.empty() ? std::string_view::npos : 0;
   re2::StringPiece match;
   if (!any_->Match(re2::StringPiece(text), 0, text.size(), RE2::UNANCHORED, &match, 1)) {
@@ -60,6 +67,14 @@ namespace oomlens {
 bool Prefilter::Which(std::string_view text, std::vector<bool>* present) const {
   present->assign(literals_.size(), false);
   bool any = false;
+  if (search_) {
+    search_->ForEach(text, [present, &any](size_t literal) {
+      (*present)[literal] = true;
+      any = true;
+      return true;
+    });
+    return any;
+  }
   if (each_) {
     std::vector<int> hits;
     if (!each_->Match(re2::StringPiece(text), &hits)) return false;

@@ -1,5 +1,6 @@
 // The cheap first pass: a line can start an OOM message only if it holds one of
-// the signatures' literals. All literals are matched in one DFA pass per line.
+// the signatures' literals. All literals are searched in one pass (LiteralSearch;
+// RE2's DFA over their alternation when the literals do not suit it).
 #ifndef OOMLENS_CORE_PREFILTER_H_
 #define OOMLENS_CORE_PREFILTER_H_
 
@@ -11,6 +12,8 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 
+#include "core/literal_search.h"
+
 namespace oomlens {
 
 class Prefilter {
@@ -21,7 +24,7 @@ class Prefilter {
   Prefilter& operator=(const Prefilter&) = delete;
   /// True when text holds at least one literal.
   bool MayMatch(std::string_view text) const;
-  /// Offset of the first literal in text, or npos.
+  /// Offset of a literal in the first line of text that holds one, or npos.
   size_t Find(std::string_view text) const;
   /// Sets (*present)[i] for every literal i that text holds, in one pass.
   /// Returns false when none is there.
@@ -29,6 +32,7 @@ class Prefilter {
 
  private:
   std::vector<std::string> literals_;
+  std::unique_ptr<LiteralSearch> search_;  // null when the literals do not suit it
   std::unique_ptr<re2::RE2> any_;
   std::unique_ptr<re2::RE2::Set> each_;  // the literals one by one, to tell which are present
 };

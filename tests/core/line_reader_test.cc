@@ -1,4 +1,5 @@
 #include "core/line_reader.h"
+#include "core/count_newlines.h"
 
 #include <gtest/gtest.h>
 
@@ -62,6 +63,25 @@ TEST(LineReader, KeepsNulAndBinaryBytes) {
 TEST(LineReader, EmptyInputHasNoLines) {
   std::vector<std::string> texts;
   EXPECT_TRUE(ReadAll("", 4, 8, &texts).empty());
+}
+
+}  // namespace
+}  // namespace oomlens
+
+namespace oomlens {
+namespace {
+
+TEST(CountNewlines, AgreesWithStdCountAtEveryLengthAndAlignment) {
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += (i * 7919) % 13 == 0 ? '\n' : static_cast<char>('a' + i % 26);
+  text += std::string(9000, '\n');  // more than 255 blocks of newlines: the per-byte counters must not wrap
+  for (size_t from : {0, 1, 5, 31}) {
+    for (size_t size : {0, 1, 31, 32, 33, 95, 8191, 8192 + 7, 20000, 29000 - 31}) {
+      ASSERT_EQ(CountNewlines(text.data() + from, size),
+                static_cast<size_t>(std::count(text.data() + from, text.data() + from + size, '\n')))
+          << from << " " << size;
+    }
+  }
 }
 
 }  // namespace
