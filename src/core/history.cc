@@ -42,16 +42,15 @@ std::string NormalizeProgram(const std::string& program) {
   return p;
 }
 
-void HistoryCollector::Add(const Event& event) {
-  if (event.activity == "step") {
-    Lines& l = steps_[event.input_index];
-    Record(event.where.line, &l.lines, &l.count, &l.first);
+void HistoryCollector::Add(const Figure& figure) {
+  if (figure.activity == "step") {
+    Lines& l = steps_[figure.input_index];
+    Record(figure.line, &l.lines, &l.count, &l.first);
     return;
   }
-  auto program = event.facts.find("program");
-  if (event.activity != "compile" || program == event.facts.end()) return;
-  Lines& l = compiles_[{event.input_index, NormalizeProgram(program->second.text)}];
-  Record(event.where.line, &l.lines, &l.count, &l.first);
+  if (figure.activity != "compile" || !figure.program) return;
+  Lines& l = compiles_[{figure.input_index, NormalizeProgram(figure.program->text)}];
+  Record(figure.line, &l.lines, &l.count, &l.first);
 }
 
 void HistoryCollector::Attach(std::vector<Incident>* incidents) const {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/figure.h"
 #include "oomlens/report.h"
 
 namespace oomlens {
@@ -18,8 +19,8 @@ std::string NormalizeProgram(const std::string& program);
 
 class HistoryCollector {
  public:
-  /// Records an activity event ("compile" with fact program, or "step").
-  void Add(const Event& event);
+  /// Records a sign of activity ("compile" with fact program, or "step").
+  void Add(const Figure& figure);
   /// Fills incident->history for each incident from what came before it in its input.
   void Attach(std::vector<Incident>* incidents) const;
 

@@ -4,7 +4,8 @@
 #include <re2/set.h>
 
 #include <algorithm>
-#include <cstdio>
+#include <charconv>
+#include <cstring>
 
 namespace oomlens {
 namespace {
@@ -77,6 +78,49 @@ struct LineCleaner::Patterns {
   }
 };
 
+namespace {
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }  // RE2's \s
+
+}  // namespace
+
+// kPrefixes[0] (glog) read by hand: it starts most lines of TPU logs, and RE2
+// needs its slow capture engine for it.
+size_t GlogPrefix(std::string_view t, std::string_view* level, std::string_view* timestamp) {
+  size_t n = t.size(), i = 1;
+  auto digits = [&](size_t exactly) {  // exactly > 0: that many; 0: one or more
+    size_t start = i;
+    while (i < n && IsDigit(t[i]) && (exactly == 0 || i - start < exactly)) ++i;
+    return exactly == 0 ? i > start : i - start == exactly;
+  };
+  auto byte = [&](char c) { return i < n && t[i] == c ? (++i, true) : false; };
+  auto spaces = [&] {
+    size_t start = i;
+    while (i < n && IsSpace(t[i])) ++i;
+    return i > start;
+  };
+  if (n == 0 || (t[0] != 'I' && t[0] != 'W' && t[0] != 'E' && t[0] != 'F')) return 0;
+  if (!(digits(4) && byte(' ') && digits(2) && byte(':') && digits(2) && byte(':') && digits(0))) return 0;
+  if (i + 1 < n && t[i] == '.' && IsDigit(t[i + 1])) {
+    ++i;
+    digits(0);
+  }
+  size_t timestamp_end = i;
+  if (!(spaces() && digits(0) && spaces())) return 0;
+  size_t file = i;  // [^\s\]]+:\d+\] : the token up to ']' must end with ":digits"
+  while (i < n && !IsSpace(t[i]) && t[i] != ']') ++i;
+  if (i == n || t[i] != ']') return 0;
+  size_t k = i;
+  while (k > file && IsDigit(t[k - 1])) --k;
+  if (k == i || k - 1 <= file || t[k - 1] != ':') return 0;
+  ++i;
+  if (i < n && IsSpace(t[i])) ++i;
+  *level = t.substr(0, 1);
+  *timestamp = t.substr(1, timestamp_end - 1);
+  return i;
+}
+
 LineCleaner::LineCleaner() : patterns_(&Patterns::Get()) {}
 LineCleaner::~LineCleaner() = default;
 
@@ -119,6 +163,14 @@ const CleanLine& LineCleaner::Clean(std::string_view raw) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   std::vector<int>& hits = hits_;
   for (int round = 0; round < kMaxPrefixes && !text.empty(); ++round) {
+    std::string_view level, timestamp;
+    if (size_t glog = GlogPrefix(text, &level, &timestamp)) {
+      result_.context.level = std::string(level);
+      result_.context.timestamp = std::string(timestamp);
+      text.remove_prefix(glog);
+      while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+      continue;
+    }
     bool matched = false;
     hits.clear();
     if (patterns_->any) {
@@ -171,17 +223,37 @@ namespace oomlens {
 // is enough to measure spans within a log.
 std::optional<double> TimestampSeconds(std::string_view ts) {
   static const int kDaysBefore[] = {0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
+  size_t i = 0;
+  auto number = [&](size_t width, int* out) {  // up to width digits, at least one
+    size_t start = i;
+    for (*out = 0; i < ts.size() && i - start < width && IsDigit(ts[i]); ++i) *out = *out * 10 + (ts[i] - '0');
+    return i > start;
+  };
+  auto one_of = [&](std::string_view chars) {
+    return i < ts.size() && chars.find(ts[i]) != std::string_view::npos ? (++i, true) : false;
+  };
+  auto seconds = [&](double* out) {  // "11", "11.402", "11,402", "1717141650.89"
+    char buf[40];
+    size_t len = 0;
+    for (; i < ts.size() && len + 1 < sizeof buf; ++i) {
+      char c = ts[i];
+      if (IsDigit(c)) buf[len++] = c;
+      else if ((c == '.' || c == ',') && len > 0 && std::memchr(buf, '.', len) == nullptr) buf[len++] = '.';
+      else break;
+    }
+    return len > 0 && std::from_chars(buf, buf + len, *out).ec == std::errc();
+  };
   int year = 0, month = 0, day = 0, hour = 0, minute = 0;
   double second = 0;
-  std::string text(ts);
-  for (char& c : text)
-    if (c == 'T' || c == ',') c = c == 'T' ? ' ' : '.';
-  int used = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2d %2d:%2d:%lf%n", &year, &month, &day, &hour, &minute, &second, &used) < 6 &&
-      std::sscanf(text.c_str(), "%2d%2d %2d:%2d:%lf%n", &month, &day, &hour, &minute, &second, &used) < 5) {
-    return std::nullopt;
+  bool iso = number(4, &year) && one_of("-") && number(2, &month) && one_of("-") && number(2, &day) &&
+             one_of(" T") && number(2, &hour) && one_of(":") && number(2, &minute) && one_of(":") && seconds(&second);
+  if (!iso) {  // glog: "1130 12:00:00.123456" (MMDD), absl: "0000 00:00:1717141650.89"
+    i = 0;
+    bool glog = number(2, &month) && number(2, &day) && one_of(" ") && number(2, &hour) && one_of(":") &&
+                number(2, &minute) && one_of(":") && seconds(&second);
+    if (!glog) return std::nullopt;
   }
-  if (month < 0 || month > 12 || day < 0 || day > 31 || hour > 23 || minute > 59 || second < 0) return std::nullopt;
+  if (month > 12 || day > 31 || hour > 23 || minute > 59) return std::nullopt;
   double days = (month > 0 ? kDaysBefore[month] : 0) + day;
   return ((days * 24 + hour) * 60 + minute) * 60 + second;
 }

@@ -54,6 +54,11 @@ class LineCleaner {
 /// (glog, absl or ISO); nullopt when it cannot be read.
 std::optional<double> TimestampSeconds(std::string_view timestamp);
 
+/// Length of the glog/absl prefix ("E1130 12:00:00.123456  1234 file.cc:12] ") at
+/// the start of text, 0 when there is none; sets the level and the timestamp.
+/// The cleaner's first prefix, read without a regex.
+size_t GlogPrefix(std::string_view text, std::string_view* level, std::string_view* timestamp);
+
 /// Removes ANSI escape sequences (CSI, OSC and two-byte escapes) from text.
 std::string StripAnsi(std::string_view text);
 

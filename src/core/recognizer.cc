@@ -24,17 +24,20 @@ constexpr size_t kMaxListingLines = 50000;  // lines of one listing kept for its
 
 // Keeps the first value of a fact, unless a later one is the same value printed
 // more precisely ("3.95G" then "(4,237,689,856 bytes)").
+bool Supersedes(const FactValue& value, const FactValue& old) {
+  bool numeric = value.type == FactType::kSize || value.type == FactType::kCount;
+  bool consistent = numeric && std::fabs(static_cast<double>(value.integer - old.integer)) <=
+                                   value.tolerance + old.tolerance + 0.5;
+  return consistent && value.tolerance < old.tolerance;
+}
+
 void KeepFact(const std::string& name, FactValue value, Facts* facts) {
   auto it = facts->find(name);
   if (it == facts->end()) {
     (*facts)[name] = std::move(value);
-    return;
+  } else if (Supersedes(value, it->second)) {
+    it->second = std::move(value);
   }
-  FactValue& old = it->second;
-  bool numeric = value.type == FactType::kSize || value.type == FactType::kCount;
-  bool consistent = numeric && std::fabs(static_cast<double>(value.integer - old.integer)) <=
-                                   value.tolerance + old.tolerance + 0.5;
-  if (consistent && value.tolerance < old.tolerance) old = std::move(value);
 }
 
 std::string Where(const Location& where) { return where.input + ":" + std::to_string(where.line); }
@@ -125,6 +128,14 @@ Recognizer::Recognizer(const RuleData& rules, EventSink sink, std::vector<Proble
       problems_(problems),
       prefilter_(rules.prefilter ? rules.prefilter : std::make_shared<const Prefilter>(rules.literals)) {
   for (const auto& sig : rules.signatures) listing_targets_.insert(sig.after.begin(), sig.after.end());
+  figure_infos_ = {FindFact("sample_used_bytes"), FindFact("sample_limit_bytes"), FindFact("sample_key"),
+                   FindFact("program")};
+  starts_by_literal_.resize(rules.literals.size());
+  for (size_t s = 0; s < rules.signatures.size(); ++s) {
+    const Signature& sig = rules.signatures[s];
+    if (!sig.start || !sig.after.empty()) continue;
+    for (int i : sig.literal_indices) starts_by_literal_[static_cast<size_t>(i)].push_back(s);
+  }
 }
 
 void Recognizer::BeginInput(const std::string& name, int index, const std::string& default_host) {
@@ -142,11 +153,15 @@ void Recognizer::BeginInput(const std::string& name, int index, const std::strin
 // listings ('after'): those start only right after their event (FindListingStart).
 const Signature* Recognizer::FindStart(std::string_view message) const {
   if (!prefilter_->Which(message, &literals_present_)) return nullptr;
-  for (const auto& sig : rules_.signatures) {
-    if (!sig.start || !sig.after.empty()) continue;
-    bool holds_literal = std::any_of(sig.literal_indices.begin(), sig.literal_indices.end(),
-                                     [this](int i) { return literals_present_[static_cast<size_t>(i)]; });
-    if (holds_literal && Contains(*sig.start, message)) return &sig;
+  std::vector<size_t>& candidates = start_candidates_;
+  candidates.clear();
+  for (size_t i = 0; i < literals_present_.size() && i < starts_by_literal_.size(); ++i)
+    if (literals_present_[i]) candidates.insert(candidates.end(), starts_by_literal_[i].begin(), starts_by_literal_[i].end());
+  std::sort(candidates.begin(), candidates.end());  // the signatures' order is their priority
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  for (size_t s : candidates) {
+    const Signature& sig = rules_.signatures[s];
+    if (Contains(*sig.start, message)) return &sig;
   }
   return nullptr;
 }
@@ -264,6 +279,10 @@ bool Recognizer::IsFigure(const Signature& sig) {
 }
 
 void Recognizer::EmitFigure(const Signature& sig, const CleanLine& line, uint64_t number) {
+  if (figure_sink_) {
+    EmitFigureView(sig, line, number);
+    return;
+  }
   Event event = NewEvent(sig, line.context, Location{input_, number});
   std::string_view text = line.message.substr(0, kMaxMessageBytes);
   for (const auto& pattern : sig.facts) {
@@ -272,6 +291,53 @@ void Recognizer::EmitFigure(const Signature& sig, const CleanLine& line, uint64_
   for (const auto& name : sig.require)
     if (!event.facts.count(name)) return;  // a figure without its number: nothing to add
   sink_(std::move(event));
+}
+
+// The same as an event, read into scratch space and handed over as a view.
+void Recognizer::EmitFigureView(const Signature& sig, const CleanLine& line, uint64_t number) {
+  figure_facts_.clear();
+  figure_host_ = line.context.host.empty() ? default_host_ : line.context.host;
+  std::string_view text = line.message.substr(0, kMaxMessageBytes);
+  for (const auto& pattern : sig.facts) {
+    MatchFacts(pattern, text, [&](const FactGroup& group, std::string_view value) {
+      const FactInfo* info = group.info;
+      if (info->type == FactType::kIdentity) {
+        if (info->name == "host") figure_host_ = std::string(value);
+        return;
+      }
+      FactValue v;
+      std::string error;
+      if (!ReadGroup(group, value, &v, &error)) {
+        problems_->push_back(Problem{Problem::Severity::kWarning, input_ + ":" + std::to_string(number),
+                                    "ignored " + info->name + ": " + error, "the rest of the message was read"});
+        return;
+      }
+      auto kept = std::find_if(figure_facts_.begin(), figure_facts_.end(), [info](const auto& f) { return f.first == info; });
+      if (kept == figure_facts_.end()) figure_facts_.emplace_back(info, std::move(v));
+      else if (Supersedes(v, kept->second)) kept->second = std::move(v);
+    });
+  }
+  auto fact = [this](const FactInfo* info) -> const FactValue* {
+    for (const auto& f : figure_facts_)
+      if (f.first == info) return &f.second;
+    return nullptr;
+  };
+  for (const auto& name : sig.require)
+    if (!fact(FindFact(name))) return;  // a figure without its number: nothing to add
+  Figure figure;
+  figure.series = sig.series;
+  figure.title = sig.title;
+  figure.activity = sig.activity;
+  figure.input = &input_;
+  figure.input_index = input_index_;
+  figure.line = number;
+  figure.host = figure_host_;
+  figure.time_seconds = TimestampSeconds(line.context.timestamp).value_or(-1);
+  figure.used = fact(figure_infos_.used);
+  figure.limit = fact(figure_infos_.limit);
+  figure.key = fact(figure_infos_.key);
+  figure.program = fact(figure_infos_.program);
+  figure_sink_(figure);
 }
 
 void Recognizer::OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number) {

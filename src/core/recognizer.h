@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "core/figure.h"
 #include "core/line_cleaner.h"
 #include "core/line_reader.h"
 #include "core/prefilter.h"
@@ -51,6 +52,9 @@ class Recognizer {
   bool idle() const { return open_.empty() && pending_.empty() && cri_partial_.empty(); }
   /// Offset of the first literal in text, or npos (the prefilter).
   size_t FindCandidate(std::string_view text) const { return prefilter_->Find(text); }
+  /// Hands figures (series and activity signatures read from one line) to sink
+  /// as views instead of events: cheaper on logs with a figure every step.
+  void set_figure_sink(std::function<void(const Figure&)> sink) { figure_sink_ = std::move(sink); }
   /// Emits annotation events as events of their own (for checking samples).
   void set_emit_annotations(bool emit) { emit_annotations_ = emit; }
 
@@ -88,6 +92,7 @@ class Recognizer {
   static bool IsFigure(const Signature& sig);
   Event NewEvent(const Signature& sig, const LineContext& context, const Location& where) const;
   void EmitFigure(const Signature& sig, const CleanLine& line, uint64_t number);
+  void EmitFigureView(const Signature& sig, const CleanLine& line, uint64_t number);
   Step Continue(Open* open, const CleanLine& line);
   void Join(Open* open, const CleanLine& line);
   bool Tally(Open* open, std::string_view message);  // true when an aggregate took the line
@@ -101,6 +106,12 @@ class Recognizer {
 
   const RuleData& rules_;
   EventSink sink_;
+  std::function<void(const Figure&)> figure_sink_;  // null: figures come out as events
+  struct FigureInfos {
+    const FactInfo *used, *limit, *key, *program;
+  } figure_infos_{};
+  std::vector<std::pair<const FactInfo*, FactValue>> figure_facts_;  // scratch of EmitFigureView
+  std::string figure_host_;
   std::vector<Problem>* problems_;
   std::shared_ptr<const Prefilter> prefilter_;
   LineCleaner cleaner_;
@@ -113,6 +124,8 @@ class Recognizer {
   std::string cri_partial_, unwrapped_;  // CRI 'P' lines waiting for their 'F'; scratch
   std::vector<std::string> payload_lines_;
   mutable std::vector<bool> literals_present_;  // scratch of FindStart
+  mutable std::vector<size_t> start_candidates_;  // scratch of FindStart
+  std::vector<std::vector<size_t>> starts_by_literal_;  // literal -> signatures that may start with it
   int input_index_ = 0;
   uint64_t next_sweep_ = 0;
   uint64_t current_line_ = 0;

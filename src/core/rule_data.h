@@ -34,6 +34,7 @@ struct FactGroup {
 struct FactPattern {
   std::shared_ptr<re2::RE2> re;
   std::vector<FactGroup> groups;
+  std::string prefix;  // literal text every match starts with ("" when unknown): see MatchFactsFrom
 };
 
 /// How the entries of a listing inside a message are read, line by line.

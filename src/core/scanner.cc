@@ -40,17 +40,22 @@ struct Scanner::State {
   State(const RuleSet& r, ScanOptions o)
       : rules(r),
         options(std::move(o)),
-        recognizer(r.data(), [this](Event&& e) { Route(std::move(e)); }, &report.problems) {}
+        recognizer(r.data(), [this](Event&& e) { Route(std::move(e)); }, &report.problems) {
+    recognizer.set_figure_sink([this](const Figure& figure) { Take(figure); });
+  }
 
   void Route(Event&& event) {
-    if (event.series_sample) {
-      series.Add(event);
-    } else if (!event.activity.empty()) {
-      history.Add(event);
+    if (event.series_sample || !event.activity.empty()) {
+      Take(FigureOf(event));
     } else {
       series.AddOom(event);
       grouper.Add(std::move(event));
     }
+  }
+
+  void Take(const Figure& figure) {
+    if (figure.series) series.Add(figure);
+    else if (!figure.activity.empty()) history.Add(figure);
   }
 
   void AddProblem(Problem::Severity severity, std::string where, std::string message, std::string help) {

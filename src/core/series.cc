@@ -41,12 +41,27 @@ double Slope(const MemorySeries& s, uint64_t stride) {
 
 }  // namespace
 
-void SeriesCollector::Add(const Event& event) {
-  const FactValue* used = Find(event.facts, "sample_used_bytes");
-  if (!used) return;
-  const FactValue* key = Find(event.facts, "sample_key");
-  const FactValue* limit = Find(event.facts, "sample_limit_bytes");
-  AddPoint(event, event.title, key ? key->text : "", used->integer, limit ? limit->integer : -1);
+Figure FigureOf(const Event& event) {
+  Figure figure;
+  figure.series = event.series_sample;
+  figure.title = event.title;
+  figure.activity = event.activity;
+  figure.input = &event.where.input;
+  figure.input_index = event.input_index;
+  figure.line = event.where.line;
+  figure.host = event.host;
+  figure.time_seconds = event.time_seconds;
+  figure.used = Find(event.facts, "sample_used_bytes");
+  figure.limit = Find(event.facts, "sample_limit_bytes");
+  figure.key = Find(event.facts, "sample_key");
+  figure.program = Find(event.facts, "program");
+  return figure;
+}
+
+void SeriesCollector::Add(const Figure& figure) {
+  if (!figure.used) return;
+  AddPoint(figure, figure.title, figure.key ? std::string_view(figure.key->text) : std::string_view(),
+           figure.used->integer, figure.limit ? figure.limit->integer : -1);
 }
 
 void SeriesCollector::AddOom(const Event& event) {
@@ -55,30 +70,38 @@ void SeriesCollector::AddOom(const Event& event) {
     if (!used) continue;
     const FactValue* limit = Find(event.facts, "limit_bytes");
     if (!limit) limit = Find(event.facts, "capacity_bytes");
-    AddPoint(event, "memory in use at each " + event.kind + " failure", "", used->integer, limit ? limit->integer : -1);
+    AddPoint(FigureOf(event), "memory in use at each " + event.kind + " failure", "", used->integer,
+             limit ? limit->integer : -1);
     return;
   }
 }
 
-void SeriesCollector::AddPoint(const Event& event, const std::string& name, const std::string& key, int64_t bytes,
+void SeriesCollector::AddPoint(const Figure& at, std::string_view name, std::string_view key, int64_t bytes,
                                int64_t limit) {
-  Building& b = series_[{event.input_index, event.host, name, key}];
+  auto view = std::tuple<int, std::string_view, std::string_view, std::string_view>(at.input_index, at.host, name, key);
+  auto it = series_.find(view);
+  if (it == series_.end()) {
+    Key copy{at.input_index, std::string(at.host), std::string(name), std::string(key)};
+    it = series_.emplace(std::move(copy), Building{}).first;
+  }
+  Building& b = it->second;
   MemorySeries& s = b.series;
   if (s.samples == 0) {
     s.name = name;
     s.key = key;
-    s.host = event.host;
-    s.input_index = event.input_index;
-    s.first = event.where;
+    s.host = at.host;
+    s.input_index = at.input_index;
+    s.first = Location{*at.input, at.line};
+    s.last = s.first;
   }
   if (limit >= 0) s.limit_bytes = limit;
-  s.last = event.where;
-  if (event.time_seconds >= 0) {
-    if (s.first_seconds < 0) s.first_seconds = event.time_seconds;
-    s.last_seconds = event.time_seconds;
+  s.last.line = at.line;
+  if (at.time_seconds >= 0) {
+    if (s.first_seconds < 0) s.first_seconds = at.time_seconds;
+    s.last_seconds = at.time_seconds;
   }
   if (s.samples++ % b.stride != 0) return;
-  s.points.push_back(SeriesPoint{event.where.line, bytes});
+  s.points.push_back(SeriesPoint{at.line, bytes});
   if (s.points.size() < kMaxSeriesPoints) return;
   std::vector<SeriesPoint> halved;  // keep every other point, and from now on every 2*stride-th figure
   for (size_t i = 0; i < s.points.size(); i += 2) halved.push_back(s.points[i]);

@@ -8,9 +8,11 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
+#include "core/figure.h"
 #include "oomlens/report.h"
 
 namespace oomlens {
@@ -19,9 +21,9 @@ constexpr size_t kMaxSeriesPoints = 1024;  // points kept per series; more are d
 
 class SeriesCollector {
  public:
-  /// Adds the figure of a series_sample event (sample_used_bytes; sample_limit_bytes
-  /// and sample_key when printed). Events without a figure are ignored.
-  void Add(const Event& event);
+  /// Adds a memory figure (sample_used_bytes; sample_limit_bytes and sample_key
+  /// when printed). Figures without sample_used_bytes are ignored.
+  void Add(const Figure& figure);
   /// Adds the memory in use an OOM event printed (used_bytes, allocated_bytes or
   /// in_use_bytes) to the series of its kind: repeated OOMs whose numbers grow
   /// (retries, epochs) are a series too.
@@ -30,13 +32,14 @@ class SeriesCollector {
   std::vector<MemorySeries> Take();
 
  private:
-  void AddPoint(const Event& event, const std::string& name, const std::string& key, int64_t bytes, int64_t limit);
+  void AddPoint(const Figure& at, std::string_view name, std::string_view key, int64_t bytes, int64_t limit);
   struct Building {
     MemorySeries series;
     uint64_t stride = 1;  // keep every stride-th figure (doubles when points fill up)
   };
-  // input index, host, signature, key
-  std::map<std::tuple<int, std::string, std::string, std::string>, Building> series_;
+  // input index, host, signature, key (looked up with views: no copies per figure)
+  using Key = std::tuple<int, std::string, std::string, std::string>;
+  std::map<Key, Building, std::less<>> series_;
 };
 
 /// Gives each incident the series printed before it in its input (same host,

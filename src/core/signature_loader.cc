@@ -126,6 +126,7 @@ bool DocLoader::FactPatterns(const json& obj, const std::string& key, const std:
       Error(p, "invalid regex: " + error, PatternHelp());
       continue;
     }
+    pattern.prefix = LiteralPrefix(pattern.re->pattern());
     for (const auto& [group, index] : pattern.re->NamedCapturingGroups()) {
       std::string name = group;
       FactGroup fact_group{index, nullptr, false, ""};
@@ -202,6 +203,7 @@ std::shared_ptr<ItemSpec> DocLoader::Items(const json& obj, const std::string& p
   if (items->start) {  // the start line's own groups are fields of the new entry
     FactPattern self;
     self.re = items->start;
+    self.prefix = LiteralPrefix(self.re->pattern());
     for (const auto& [group, index] : items->start->NamedCapturingGroups()) {
       const FactInfo* info = FindAllocationField(group);
       if (!info) {

@@ -26,6 +26,11 @@ std::shared_ptr<re2::RE2> CompilePattern(const std::string& src, std::string* er
 /// A reminder of the pattern syntax, for error messages.
 std::string PatternHelp();
 
+/// The literal text every match of pattern starts with, or "" when the pattern
+/// does not begin with one (or might not: an alternation anywhere, a flag, a
+/// quantifier on the first character). Conservative: a shorter prefix is safe.
+std::string LiteralPrefix(std::string_view pattern);
+
 /// True when re matches somewhere in text.
 bool Contains(const re2::RE2& re, std::string_view text);
 

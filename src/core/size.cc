@@ -1,6 +1,7 @@
 #include "oomlens/size.h"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -20,9 +21,12 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // Reads "-1,234.56" from the front of *s. Returns false when no digit is there.
 bool ReadNumber(std::string_view* s, double* value, int* decimals) {
-  std::string digits;
+  std::string digits;  // without thousands separators; short numbers stay in its inline buffer
   size_t i = 0;
-  if (i < s->size() && ((*s)[i] == '-' || (*s)[i] == '+')) digits += (*s)[i++];
+  if (i < s->size() && ((*s)[i] == '-' || (*s)[i] == '+')) {
+    if ((*s)[i] == '-') digits += '-';
+    ++i;
+  }
   bool any = false, dot = false;
   *decimals = 0;
   for (; i < s->size(); ++i) {
@@ -41,9 +45,18 @@ bool ReadNumber(std::string_view* s, double* value, int* decimals) {
     }
   }
   if (!any) return false;
-  *value = std::strtod(digits.c_str(), nullptr);
+  // from_chars: no locale, no allocation; out of range gives inf, as strtod did
+  auto [end, status] = std::from_chars(digits.data(), digits.data() + digits.size(), *value);
+  if (status == std::errc::result_out_of_range) *value = digits[0] == '-' ? -HUGE_VAL : HUGE_VAL;
+  else if (status != std::errc()) return false;
   s->remove_prefix(i);
   return true;
+}
+
+// 10^-decimals, exact for the usual few decimals.
+double TenToMinus(int decimals) {
+  static const double kPowers[] = {1, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9};
+  return decimals < 10 ? kPowers[decimals] : std::pow(10.0, -decimals);
 }
 
 // Maps a unit spelling to its multiplier; 0 when unknown. No allocation: it runs
@@ -110,7 +123,7 @@ std::optional<Size> ParseSize(std::string_view text, std::string* error, bool de
     *error = "'" + std::string(text) + "' is too large to be a byte count";
     return std::nullopt;
   }
-  double tolerance = multiplier > 1 ? 0.5 * std::pow(10.0, -decimals) * multiplier : 0;
+  double tolerance = multiplier > 1 ? 0.5 * TenToMinus(decimals) * multiplier : 0;
   return Size{static_cast<int64_t>(std::llround(bytes)), tolerance};
 }
 

@@ -1,6 +1,11 @@
 #include "core/line_cleaner.h"
 
 #include <gtest/gtest.h>
+#include <re2/re2.h>
+
+#include <random>
+#include <string>
+#include <vector>
 
 namespace oomlens {
 namespace {
@@ -70,6 +75,48 @@ TEST(LineCleaner, SurvivesAdversarialPrefixes) {
   for (int i = 0; i < 1000; ++i) many += "> ";
   many += "msg";
   EXPECT_FALSE(cleaner.Clean(many).message.empty());  // bounded rounds, no hang
+}
+
+}  // namespace
+}  // namespace oomlens
+
+namespace oomlens {
+namespace {
+
+// The glog prefix read by hand against the regex the cleaner used to run.
+TEST(GlogPrefix, AcceptsExactlyWhatTheRegexAccepts) {
+  RE2 glog(R"(([IWEF])(\d{4} \d\d:\d\d:\d+(?:\.\d+)?)\s+\d+\s+[^\s\]]+:\d+\]\s?)", RE2::Latin1);
+  ASSERT_TRUE(glog.ok());
+  const std::vector<std::string> seeds = {
+      "E1130 12:00:00.123456  1234 tpu_runtime.cc:88] RESOURCE_EXHAUSTED",
+      "F0000 00:00:1717141650.89  77 a:b:12] x", "I0205 08:54:24.569114 130017276577600 max_utils.py:697]\tUsing",
+      "W1130 12:00:00 5 f.py:1]", "I1130 1:00:00.1 5 f.py:1] x"};
+  const std::string alphabet = "IWEF0123456789 :.]\tab";
+  std::mt19937 rng(5);
+  int accepted = 0;
+  for (int round = 0; round < 200000; ++round) {
+    std::string line = seeds[rng() % seeds.size()];
+    for (int edits = static_cast<int>(rng() % 3); edits > 0; --edits) {  // mutate a few bytes
+      size_t at = rng() % line.size();
+      switch (rng() % 3) {
+        case 0: line[at] = alphabet[rng() % alphabet.size()]; break;
+        case 1: line.erase(at, 1); break;
+        default: line.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
+      }
+      if (line.empty()) line = "I";
+    }
+    re2::StringPiece input(line), level, timestamp;
+    bool expected = RE2::Consume(&input, glog, &level, &timestamp);
+    std::string_view got_level, got_timestamp;
+    size_t length = GlogPrefix(line, &got_level, &got_timestamp);
+    ASSERT_EQ(length != 0, expected) << line;
+    if (!expected) continue;
+    ++accepted;
+    ASSERT_EQ(length, line.size() - input.size()) << line;
+    ASSERT_EQ(got_level, std::string_view(level.data(), level.size())) << line;
+    ASSERT_EQ(got_timestamp, std::string_view(timestamp.data(), timestamp.size())) << line;
+  }
+  EXPECT_GT(accepted, 10000);  // the mutations leave many prefixes valid
 }
 
 }  // namespace

@@ -103,6 +103,9 @@ TEST(TimestampSeconds, ReadsGlogAbslAndIsoTimestamps) {
   EXPECT_EQ(TimestampSeconds("2026-11-30T12:00:01.5Z").value(), TimestampSeconds("1130 12:00:01.5").value());
   EXPECT_FALSE(TimestampSeconds("yesterday").has_value());
   EXPECT_FALSE(TimestampSeconds("1330 12:00:00").has_value());  // month 13
+  EXPECT_FALSE(TimestampSeconds("").has_value());
+  EXPECT_FALSE(TimestampSeconds("12345.678901").has_value());  // dmesg: seconds since boot, no date
+  EXPECT_EQ(TimestampSeconds("2026-01-02 03:04:05").value(), ((2 * 24 + 3) * 60 + 4) * 60 + 5.0);
 }
 
 TEST_F(SeriesTest, TimestampsGiveTheGrowthPerMinute) {

@@ -1,0 +1,35 @@
+// A figure: what a series or activity signature reads from one line (a memory
+// figure, a compile, a completed step). Figures can be a large share of a log's
+// lines (one per step and device), so the scanner takes them from the
+// recogniser as this view, without building an Event.
+#ifndef OOMLENS_CORE_FIGURE_H_
+#define OOMLENS_CORE_FIGURE_H_
+
+#include <string>
+#include <string_view>
+
+#include "oomlens/report.h"
+
+namespace oomlens {
+
+struct Figure {
+  bool series = false;         ///< a memory figure (else a sign of activity)
+  std::string_view title;      ///< the signature's title: names the series
+  std::string_view activity;   ///< "compile", "step" or empty
+  const std::string* input = nullptr;  ///< the input's name
+  int input_index = 0;
+  uint64_t line = 0;
+  std::string_view host;
+  double time_seconds = -1;    ///< the line's timestamp, seconds into the year; -1: none
+  const FactValue* used = nullptr;     ///< sample_used_bytes
+  const FactValue* limit = nullptr;    ///< sample_limit_bytes
+  const FactValue* key = nullptr;      ///< sample_key
+  const FactValue* program = nullptr;  ///< program (compile lines)
+};
+
+/// The figure an event of a series or activity signature holds (views into it).
+Figure FigureOf(const Event& event);
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_CORE_FIGURE_H_
