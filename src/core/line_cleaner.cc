@@ -121,6 +121,43 @@ size_t GlogPrefix(std::string_view t, std::string_view* level, std::string_view*
   return i;
 }
 
+// What kPrefixes allow after a leading word, checked by hand: most message
+// lines start with a word that no prefix can follow, and skip the regexes.
+// Keep in step with kPrefixes (tested against them: MayStartWithPrefix).
+bool MayStartWithPrefix(std::string_view t) {
+  if (t.empty()) return false;
+  char first = t[0];
+  bool letter = (first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z');
+  if (!letter) return true;  // only lines starting with a letter are sorted out here
+  auto word_byte = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c) || c == '_' || c == '.' || c == '-';
+  };
+  size_t w = 0;
+  while (w < t.size() && word_byte(t[w])) ++w;
+  std::string_view rest = t.substr(w);
+  size_t gap = 0;
+  while (gap < rest.size() && IsSpace(rest[gap])) ++gap;
+  char after = gap < rest.size() ? rest[gap] : '\0';
+  bool glog_or_tf = (first == 'I' || first == 'W' || first == 'E' || first == 'F') && t.size() > 1 &&
+                    (IsDigit(t[1]) || IsSpace(t[1]));
+  bool level = false;
+  for (std::string_view word : {"DEBUG", "INFO", "WARN", "ERROR", "CRITICAL", "FATAL"})
+    level = level || t.substr(0, word.size()) == word;
+  bool python_logging = rest.substr(0, 3) == " - ";
+  bool host_tag = IsDigit(t[w - 1]) && (after == ':' || after == '|');
+  bool compose = gap > 0 && after == '|';
+  return glog_or_tf || level || python_logging || host_tag || compose;
+}
+
+bool StartsWithPrefix(std::string_view text) {
+  std::vector<int> hits;
+  const auto& patterns = LineCleaner::Patterns::Get();
+  if (patterns.any) return patterns.any->Match(re2::StringPiece(text), &hits);
+  for (const auto& re : patterns.res)
+    if (re->Match(re2::StringPiece(text), 0, text.size(), RE2::ANCHOR_START, nullptr, 0)) return true;
+  return false;
+}
+
 LineCleaner::LineCleaner() : patterns_(&Patterns::Get()) {}
 LineCleaner::~LineCleaner() = default;
 
@@ -151,8 +188,8 @@ std::string StripAnsi(std::string_view text) {
 
 const CleanLine& LineCleaner::Clean(std::string_view raw) {
   while (!raw.empty() && (raw.back() == '\r' || raw.back() == '\n')) raw.remove_suffix(1);
-  size_t cr = raw.rfind('\r');
-  if (cr != std::string_view::npos) raw.remove_prefix(cr + 1);  // progress-bar overwrite
+  const void* cr = raw.empty() ? nullptr : ::memrchr(raw.data(), '\r', raw.size());  // a progress-bar overwrite
+  if (cr) raw.remove_prefix(static_cast<size_t>(static_cast<const char*>(cr) - raw.data()) + 1);
   if (raw.find('\x1b') != std::string_view::npos) {
     scratch_ = StripAnsi(raw);
     raw = scratch_;
@@ -171,6 +208,7 @@ const CleanLine& LineCleaner::Clean(std::string_view raw) {
       while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
       continue;
     }
+    if (!MayStartWithPrefix(text)) break;
     bool matched = false;
     hits.clear();
     if (patterns_->any) {

@@ -44,6 +44,7 @@ class LineCleaner {
 
  private:
   struct Patterns;
+  friend bool StartsWithPrefix(std::string_view text);
   const Patterns* patterns_;  // shared, compiled once
   std::string scratch_;
   std::vector<int> hits_;  // prefixes that may match, reused from line to line
@@ -58,6 +59,13 @@ std::optional<double> TimestampSeconds(std::string_view timestamp);
 /// the start of text, 0 when there is none; sets the level and the timestamp.
 /// The cleaner's first prefix, read without a regex.
 size_t GlogPrefix(std::string_view text, std::string_view* level, std::string_view* timestamp);
+
+/// False only when none of the cleaner's prefixes can start text: a test on its
+/// first word that spares most message lines the prefix regexes.
+bool MayStartWithPrefix(std::string_view text);
+/// True when one of the cleaner's prefixes matches at the start of text (the
+/// regexes themselves; MayStartWithPrefix is checked against it).
+bool StartsWithPrefix(std::string_view text);
 
 /// Removes ANSI escape sequences (CSI, OSC and two-byte escapes) from text.
 std::string StripAnsi(std::string_view text);

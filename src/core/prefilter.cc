@@ -64,29 +64,22 @@ size_t Prefilter::Find(std::string_view text) const {
 
 namespace oomlens {
 
-bool Prefilter::Which(std::string_view text, std::vector<bool>* present) const {
-  present->assign(literals_.size(), false);
-  bool any = false;
+bool Prefilter::Which(std::string_view text, std::vector<size_t>* present) const {
+  present->clear();
   if (search_) {
-    search_->ForEach(text, [present, &any](size_t literal) {
-      (*present)[literal] = true;
-      any = true;
+    search_->ForEach(text, [present](size_t literal) {
+      present->push_back(literal);
       return true;
     });
-    return any;
-  }
-  if (each_) {
+  } else if (each_) {
     std::vector<int> hits;
-    if (!each_->Match(re2::StringPiece(text), &hits)) return false;
-    for (int i : hits) (*present)[static_cast<size_t>(i)] = true;
-    return !hits.empty();
+    each_->Match(re2::StringPiece(text), &hits);
+    present->assign(hits.begin(), hits.end());
+  } else {
+    for (size_t i = 0; i < literals_.size(); ++i)  // no set (too large): one search per literal
+      if (!literals_[i].empty() && text.find(literals_[i]) != std::string_view::npos) present->push_back(i);
   }
-  for (size_t i = 0; i < literals_.size(); ++i) {  // no set (too large): one search per literal
-    bool here = !literals_[i].empty() && text.find(literals_[i]) != std::string_view::npos;
-    (*present)[i] = here;
-    any = any || here;
-  }
-  return any;
+  return !present->empty();
 }
 
 }  // namespace oomlens

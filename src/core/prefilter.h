@@ -26,9 +26,9 @@ class Prefilter {
   bool MayMatch(std::string_view text) const;
   /// Offset of a literal in the first line of text that holds one, or npos.
   size_t Find(std::string_view text) const;
-  /// Sets (*present)[i] for every literal i that text holds, in one pass.
-  /// Returns false when none is there.
-  bool Which(std::string_view text, std::vector<bool>* present) const;
+  /// Lists in *present the index of every literal text holds (an index may
+  /// appear more than once), in one pass. Returns false when none is there.
+  bool Which(std::string_view text, std::vector<size_t>* present) const;
 
  private:
   std::vector<std::string> literals_;

@@ -155,13 +155,14 @@ const Signature* Recognizer::FindStart(std::string_view message) const {
   if (!prefilter_->Which(message, &literals_present_)) return nullptr;
   std::vector<size_t>& candidates = start_candidates_;
   candidates.clear();
-  for (size_t i = 0; i < literals_present_.size() && i < starts_by_literal_.size(); ++i)
-    if (literals_present_[i]) candidates.insert(candidates.end(), starts_by_literal_[i].begin(), starts_by_literal_[i].end());
+  for (size_t i : literals_present_)
+    if (i < starts_by_literal_.size())
+      candidates.insert(candidates.end(), starts_by_literal_[i].begin(), starts_by_literal_[i].end());
   std::sort(candidates.begin(), candidates.end());  // the signatures' order is their priority
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
   for (size_t s : candidates) {
     const Signature& sig = rules_.signatures[s];
-    if (Contains(*sig.start, message)) return &sig;
+    if (Contains(*sig.start, sig.start_simple.get(), message)) return &sig;
   }
   return nullptr;
 }
@@ -322,8 +323,10 @@ void Recognizer::EmitFigureView(const Signature& sig, const CleanLine& line, uin
       if (f.first == info) return &f.second;
     return nullptr;
   };
-  for (const auto& name : sig.require)
-    if (!fact(FindFact(name))) return;  // a figure without its number: nothing to add
+  for (const auto& name : sig.require) {
+    bool found = std::any_of(figure_facts_.begin(), figure_facts_.end(), [&name](const auto& f) { return f.first->name == name; });
+    if (!found) return;  // a figure without its number: nothing to add
+  }
   Figure figure;
   figure.series = sig.series;
   figure.title = sig.title;

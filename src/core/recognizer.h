@@ -123,7 +123,7 @@ class Recognizer {
   std::string default_host_;
   std::string cri_partial_, unwrapped_;  // CRI 'P' lines waiting for their 'F'; scratch
   std::vector<std::string> payload_lines_;
-  mutable std::vector<bool> literals_present_;  // scratch of FindStart
+  mutable std::vector<size_t> literals_present_;  // scratch of FindStart
   mutable std::vector<size_t> start_candidates_;  // scratch of FindStart
   std::vector<std::vector<size_t>> starts_by_literal_;  // literal -> signatures that may start with it
   int input_index_ = 0;

@@ -11,6 +11,7 @@
 
 #include "core/expr.h"
 #include "core/prefilter.h"
+#include "core/simple_pattern.h"
 #include "core/template.h"
 #include "oomlens/facts.h"
 
@@ -35,6 +36,7 @@ struct FactPattern {
   std::shared_ptr<re2::RE2> re;
   std::vector<FactGroup> groups;
   std::string prefix;  // literal text every match starts with ("" when unknown): see MatchFactsFrom
+  std::shared_ptr<const SimplePattern> simple;  // the same pattern without RE2, when it can be
 };
 
 /// How the entries of a listing inside a message are read, line by line.
@@ -73,6 +75,7 @@ struct Signature {
   std::vector<std::string> literals;         // prefilter: a start line holds one
   std::vector<int> literal_indices;          // the same, as positions in RuleData::literals
   std::shared_ptr<re2::RE2> start;           // opens a message
+  std::shared_ptr<const SimplePattern> start_simple;  // start without RE2, when it can be
   std::shared_ptr<re2::RE2> complete;        // the core message is all there
   std::shared_ptr<re2::RE2> follow;          // lines that may follow a complete message
   std::vector<FactPattern> facts;

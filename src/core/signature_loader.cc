@@ -89,6 +89,7 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
     sig->max_lines = static_cast<int>(std::min<int64_t>(it->get<int64_t>(), 1000000));  // long dumps
   }
   sig->start = Regex(j, "start", ptr, true);
+  if (sig->start) sig->start_simple = SimplePattern::Compile(sig->start->pattern());
   sig->complete = Regex(j, "complete", ptr, false);
   sig->follow = Regex(j, "follow", ptr, false);
   FactPatterns(j, "facts", ptr, false, &sig->facts);
@@ -127,6 +128,7 @@ bool DocLoader::FactPatterns(const json& obj, const std::string& key, const std:
       continue;
     }
     pattern.prefix = LiteralPrefix(pattern.re->pattern());
+    pattern.simple = SimplePattern::Compile(pattern.re->pattern());
     for (const auto& [group, index] : pattern.re->NamedCapturingGroups()) {
       std::string name = group;
       FactGroup fact_group{index, nullptr, false, ""};
@@ -204,6 +206,7 @@ std::shared_ptr<ItemSpec> DocLoader::Items(const json& obj, const std::string& p
     FactPattern self;
     self.re = items->start;
     self.prefix = LiteralPrefix(self.re->pattern());
+    self.simple = SimplePattern::Compile(self.re->pattern());
     for (const auto& [group, index] : items->start->NamedCapturingGroups()) {
       const FactInfo* info = FindAllocationField(group);
       if (!info) {

@@ -60,6 +60,11 @@ bool Contains(const re2::RE2& re, std::string_view text) {
   return RE2::PartialMatch(re2::StringPiece(text), re);
 }
 
+bool Contains(const re2::RE2& re, const SimplePattern* simple, std::string_view text) {
+  SimplePattern::Result result = simple ? simple->Match(text, 0, nullptr, 0) : SimplePattern::Result::kGaveUp;
+  return result == SimplePattern::Result::kGaveUp ? Contains(re, text) : result == SimplePattern::Result::kMatch;
+}
+
 std::string LiteralPrefix(std::string_view pattern) {
   if (pattern.find('|') != std::string_view::npos) return "";
   std::string prefix;
@@ -117,7 +122,16 @@ bool MatchFactsFrom(const FactPattern& pattern, std::string_view text, size_t po
     many.resize(static_cast<size_t>(groups));
     subs = many.data();
   }
-  if (pos > text.size() || !LeftmostMatch(pattern, text, pos, subs, groups)) return false;
+  if (pos > text.size()) return false;
+  SimplePattern::Result simple = SimplePattern::Result::kGaveUp;
+  if (pattern.simple) {
+    std::string_view views[8];
+    if (groups <= 8) simple = pattern.simple->Match(text, pos, views, groups);
+    for (int g = 0; simple == SimplePattern::Result::kMatch && g < groups; ++g)
+      subs[g] = re2::StringPiece(views[g].data(), views[g].size());
+  }
+  if (simple == SimplePattern::Result::kNoMatch) return false;
+  if (simple == SimplePattern::Result::kGaveUp && !LeftmostMatch(pattern, text, pos, subs, groups)) return false;
   *end = static_cast<size_t>(subs[0].data() - text.data()) + subs[0].size();
   for (const auto& group : pattern.groups) {
     const re2::StringPiece& s = subs[static_cast<size_t>(group.index)];

@@ -16,6 +16,7 @@ class RE2;
 namespace oomlens {
 
 struct FactPattern;
+class SimplePattern;
 struct FactInfo;
 struct FactValue;
 
@@ -33,6 +34,8 @@ std::string LiteralPrefix(std::string_view pattern);
 
 /// True when re matches somewhere in text.
 bool Contains(const re2::RE2& re, std::string_view text);
+/// The same, with simple (may be null) answering instead of RE2 when it can.
+bool Contains(const re2::RE2& re, const SimplePattern* simple, std::string_view text);
 
 struct FactGroup;
 

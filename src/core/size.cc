@@ -1,6 +1,6 @@
 #include "oomlens/size.h"
 
-#include <cctype>
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -11,9 +11,14 @@ namespace {
 
 constexpr double kMaxBytes = 9.2e18;  // just under INT64_MAX
 
+// ASCII only, without the C locale's function calls: sizes are read on every figure line.
+bool IsSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
   return s;
 }
 
@@ -21,10 +26,18 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // Reads "-1,234.56" from the front of *s. Returns false when no digit is there.
 bool ReadNumber(std::string_view* s, double* value, int* decimals) {
-  std::string digits;  // without thousands separators; short numbers stay in its inline buffer
+  char small[48];  // the digits without thousands separators; longer numbers use `large`
+  std::string large;
+  size_t length = 0;
+  auto put = [&](char c) {
+    if (length < sizeof small) small[length] = c;
+    else if (large.empty()) large.assign(small, length), large += c;
+    else large += c;
+    ++length;
+  };
   size_t i = 0;
   if (i < s->size() && ((*s)[i] == '-' || (*s)[i] == '+')) {
-    if ((*s)[i] == '-') digits += '-';
+    if ((*s)[i] == '-') put('-');
     ++i;
   }
   bool any = false, dot = false;
@@ -32,21 +45,22 @@ bool ReadNumber(std::string_view* s, double* value, int* decimals) {
   for (; i < s->size(); ++i) {
     char c = (*s)[i];
     if (IsDigit(c)) {
-      digits += c;
+      put(c);
       any = true;
       if (dot) ++*decimals;
     } else if (c == ',' && any && !dot && i + 1 < s->size() && IsDigit((*s)[i + 1])) {
       continue;  // thousands separator
     } else if (c == '.' && !dot && i + 1 < s->size() && IsDigit((*s)[i + 1])) {
-      digits += c;
+      put(c);
       dot = true;
     } else {
       break;
     }
   }
   if (!any) return false;
+  const char* digits = length <= sizeof small ? small : large.data();
   // from_chars: no locale, no allocation; out of range gives inf, as strtod did
-  auto [end, status] = std::from_chars(digits.data(), digits.data() + digits.size(), *value);
+  auto [end, status] = std::from_chars(digits, digits + length, *value);
   if (status == std::errc::result_out_of_range) *value = digits[0] == '-' ? -HUGE_VAL : HUGE_VAL;
   else if (status != std::errc()) return false;
   s->remove_prefix(i);
@@ -62,11 +76,10 @@ double TenToMinus(int decimals) {
 // Maps a unit spelling to its multiplier; 0 when unknown. No allocation: it runs
 // for every size read.
 double UnitMultiplier(std::string_view unit, bool decimal) {
-  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
   auto is = [&](std::string_view word) {
     if (unit.size() != word.size()) return false;
     for (size_t i = 0; i < word.size(); ++i)
-      if (lower(unit[i]) != word[i]) return false;
+      if (Lower(unit[i]) != word[i]) return false;
     return true;
   };
   if (unit.empty() || is("b") || is("byte") || is("bytes")) return 1;
@@ -109,7 +122,7 @@ std::optional<Size> ParseSize(std::string_view text, std::string* error, bool de
   }
   s = Trim(s);
   size_t unit_end = 0;
-  while (unit_end < s.size() && std::isalpha(static_cast<unsigned char>(s[unit_end]))) ++unit_end;
+  while (unit_end < s.size() && IsAlpha(s[unit_end])) ++unit_end;
   double multiplier = UnitMultiplier(s.substr(0, unit_end), decimal_units);
   if (multiplier == 0) {
     *error = "'" + std::string(text) + "' has an unknown size unit '" +
@@ -117,7 +130,8 @@ std::optional<Size> ParseSize(std::string_view text, std::string* error, bool de
     return std::nullopt;
   }
   std::string_view rest = Trim(s.substr(unit_end));
-  if (auto exact = ExactCount(rest)) return Size{*exact, 0};
+  if (!rest.empty())
+    if (auto exact = ExactCount(rest)) return Size{*exact, 0};
   double bytes = value * multiplier;
   if (!std::isfinite(bytes) || std::fabs(bytes) > kMaxBytes) {
     *error = "'" + std::string(text) + "' is too large to be a byte count";

@@ -131,7 +131,7 @@ BENCHMARK(BM_PrefilterRe2Alternation)->Arg(0)->Arg(6);
 void BM_PrefilterWhichLiterals(benchmark::State& state) {
   Prefilter prefilter(Rules().Literals());
   const std::string line = "Memstats: step 17: Using (GB) 3.30 / 30.75 (12.0%) on TPU_1(process=0,(1,0,0,0))";
-  std::vector<bool> present;
+  std::vector<size_t> present;
   for (auto _ : state) benchmark::DoNotOptimize(prefilter.Which(line, &present));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * line.size()));
 }

@@ -121,3 +121,30 @@ TEST(GlogPrefix, AcceptsExactlyWhatTheRegexAccepts) {
 
 }  // namespace
 }  // namespace oomlens
+
+namespace oomlens {
+namespace {
+
+// The quick test may let through lines no prefix matches, never the reverse.
+TEST(MayStartWithPrefix, NeverRefusesALineAPrefixPatternMatches) {
+  const std::vector<std::string> pieces = {"worker", "-", "_", "3", "12", ":", " ", "|", " - ", "INFO", "ERROR",
+                                           "WARNING", "root", ".", "x", "I", "E", "1130 12:00:00.1", "f.py:1]",
+                                           "\t", "[", "]", "Memstats", "Using", "(GB)", "CRITICAL", "pid=3",
+                                           "-3: ", "_12 | ", " - INFO - ", ":root:", " | ", "1130 "};
+  std::mt19937 rng(29);
+  int prefixed = 0;
+  for (int round = 0; round < 200000; ++round) {
+    std::string line = std::string(1, "IWEFMUwhrDC"[rng() % 11]);
+    for (int k = static_cast<int>(rng() % 7); k > 0; --k) line += pieces[rng() % pieces.size()];
+    if (!StartsWithPrefix(line)) continue;
+    ++prefixed;
+    ASSERT_TRUE(MayStartWithPrefix(line)) << "'" << line << "'";
+  }
+  EXPECT_GT(prefixed, 5000) << "the generator should make many prefixed lines";
+  EXPECT_FALSE(MayStartWithPrefix("Memstats: step 1: Using (GB) 3.10 / 30.75"));
+  EXPECT_FALSE(MayStartWithPrefix("Using (GB) 3.10 / 30.75 (11.0%) on TPU_1"));
+  EXPECT_TRUE(MayStartWithPrefix("worker-3: RESOURCE_EXHAUSTED"));
+}
+
+}  // namespace
+}  // namespace oomlens

@@ -138,16 +138,14 @@ TEST(Prefilter, TheBuiltinLiteralsGiveTheSameAnswersAsARegexWould) {
   const std::vector<std::string> literals = rules.Literals();
   Prefilter prefilter(literals);
   std::mt19937 rng(11);
-  std::vector<bool> present;
+  std::vector<size_t> present;
   for (int round = 0; round < 500; ++round) {
     std::string line = RandomText(&rng, literals, 1 + rng() % 40);
     line.erase(std::remove(line.begin(), line.end(), '\n'), line.end());
     std::set<size_t> expected = NaiveWhich(literals, line);
     ASSERT_EQ(prefilter.MayMatch(line), !expected.empty()) << line;
-    prefilter.Which(line, &present);
-    std::set<size_t> got;
-    for (size_t i = 0; i < present.size(); ++i)
-      if (present[i]) got.insert(i);
+    ASSERT_EQ(prefilter.Which(line, &present), !expected.empty()) << line;
+    std::set<size_t> got(present.begin(), present.end());
     ASSERT_EQ(got, expected) << line;
   }
 }

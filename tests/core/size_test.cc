@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace oomlens {
 namespace {
 
@@ -55,6 +57,15 @@ TEST(ParseSize, RejectsOverflowWithAClearError) {
   EXPECT_FALSE(ParseSize("9999999999999999999999G", &error).has_value());
   EXPECT_EQ(error, "'9999999999999999999999G' is too large to be a byte count");
   EXPECT_FALSE(ParseSize("99999999999999999999999999 bytes", &error).has_value());
+}
+
+TEST(ParseSize, ReadsNumbersLongerThanItsInlineBuffer) {
+  std::string error;
+  auto padded = ParseSize(std::string(60, '0') + "1234.5" + std::string(40, '0') + " bytes", &error);
+  ASSERT_TRUE(padded.has_value()) << error;
+  EXPECT_EQ(padded->bytes, 1235);  // 1234.5 rounds up
+  EXPECT_FALSE(ParseSize(std::string(80, '9') + "B", &error).has_value());
+  EXPECT_NE(error.find("too large"), std::string::npos) << error;
 }
 
 TEST(FormatSize, MatchesXlaStyle) {
