@@ -141,8 +141,9 @@ bool MayStartWithPrefix(std::string_view t) {
   bool glog_or_tf = (first == 'I' || first == 'W' || first == 'E' || first == 'F') && t.size() > 1 &&
                     (IsDigit(t[1]) || IsSpace(t[1]));
   bool level = false;
-  for (std::string_view word : {"DEBUG", "INFO", "WARN", "ERROR", "CRITICAL", "FATAL"})
-    level = level || t.substr(0, word.size()) == word;
+  if (std::strchr("DIWECF", first))
+    for (std::string_view word : {"DEBUG", "INFO", "WARN", "ERROR", "CRITICAL", "FATAL"})
+      level = level || t.substr(0, word.size()) == word;
   bool python_logging = rest.substr(0, 3) == " - ";
   bool host_tag = IsDigit(t[w - 1]) && (after == ':' || after == '|');
   bool compose = gap > 0 && after == '|';

@@ -72,6 +72,8 @@ void LineReader::Emit(size_t length, bool truncated, Line* line) {
   line->number = ++line_number_;
   line->offset = consumed_;
   line->truncated = truncated;
+  line->holds_hit = hit_pending_ && hit_offset_ >= consumed_ && hit_offset_ < consumed_ + length;
+  hit_pending_ = false;
   size_t advance = truncated ? length : std::min(length + 1, end_ - start_);
   start_ += advance;
   consumed_ += advance;
@@ -118,6 +120,7 @@ void LineReader::Advance(size_t bytes) {
 }
 
 void LineReader::SkipUntil(const Finder& find) {
+  hit_pending_ = false;
   if (skip_rest_) {
     skip_rest_ = false;
     SkipRestOfLine();
@@ -127,9 +130,14 @@ void LineReader::SkipUntil(const Finder& find) {
     size_t pending = end_ - start_;
     size_t hit = find(std::string_view(base, pending));
     size_t limit = hit == std::string_view::npos ? pending : hit;  // skip lines ending before here
+    uint64_t hit_offset = consumed_ + hit;
     const void* last_nl = limit > 0 ? ::memrchr(base, '\n', limit) : nullptr;
     if (last_nl) Advance(static_cast<size_t>(static_cast<const char*>(last_nl) - base) + 1);
-    if (hit != std::string_view::npos) return;
+    if (hit != std::string_view::npos) {
+      hit_pending_ = true;
+      hit_offset_ = hit_offset;
+      return;
+    }
     if (end_ - start_ >= max_line_) return;  // a line too long to hold: Next() cuts it
     if (!Fill()) return;                     // the end: Next() returns what is left
   }

@@ -18,6 +18,7 @@ struct Line {
   uint64_t number = 0;  ///< 1-based
   uint64_t offset = 0;  ///< byte offset of the line's start in the input
   bool truncated = false;  ///< the line was longer than the cap; text is its start
+  bool holds_hit = false;  ///< text holds the byte SkipUntil's finder reported
 };
 
 /// Where bytes come from.
@@ -86,6 +87,8 @@ class LineReader {
   size_t start_ = 0, end_ = 0;
   bool eof_ = false;
   bool skip_rest_ = false;  // the last line was cut: drop the rest of it
+  bool hit_pending_ = false;  // SkipUntil stopped at a hit, at input offset hit_offset_
+  uint64_t hit_offset_ = 0;
   uint64_t line_number_ = 0, bytes_read_ = 0, consumed_ = 0;
   std::string error_;
 };

@@ -220,7 +220,8 @@ void Recognizer::Feed(const Line& line) {
     if (!complete) return;  // wait for the rest of the line
     text = unwrapped_;
   }
-  if (open_.empty() && pending_.empty() && !prefilter_->MayMatch(text)) return;
+  bool known_candidate = line.holds_hit && text.data() == line.text.data();  // the fast path found a literal in it
+  if (open_.empty() && pending_.empty() && !known_candidate && !prefilter_->MayMatch(text)) return;
   std::string host;
   if (!text.empty() && (text.front() == '{' || text.front() == ' ') && UnwrapJson(text, &payload_lines_, &host)) {
     for (const auto& payload : payload_lines_) FeedLogical(payload, line.number, host);

@@ -1,6 +1,7 @@
 #include "oomlens/size.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -23,6 +24,30 @@ std::string_view Trim(std::string_view s) {
 }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Up to 15 significant digits with at most 22 decimals: the integer of the
+// digits divided by a power of ten is exact in both parts, and the one IEEE
+// division rounds as reading the decimal would (Clinger's fast path).
+bool PlainDecimal(const char* digits, size_t length, double* value) {
+  static const double kTens[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  bool negative = length > 0 && digits[0] == '-';
+  uint64_t mantissa = 0;
+  int count = 0, decimals = -1;
+  for (size_t k = negative ? 1 : 0; k < length; ++k) {
+    if (digits[k] == '.') {
+      decimals = 0;
+      continue;
+    }
+    mantissa = mantissa * 10 + static_cast<uint64_t>(digits[k] - '0');
+    if (++count > 15) return false;
+    if (decimals >= 0) ++decimals;
+  }
+  if (decimals > 22) return false;
+  *value = static_cast<double>(mantissa) / kTens[decimals < 0 ? 0 : decimals];
+  if (negative) *value = -*value;
+  return true;
+}
 
 // Reads "-1,234.56" from the front of *s. Returns false when no digit is there.
 bool ReadNumber(std::string_view* s, double* value, int* decimals) {
@@ -59,6 +84,10 @@ bool ReadNumber(std::string_view* s, double* value, int* decimals) {
   }
   if (!any) return false;
   const char* digits = length <= sizeof small ? small : large.data();
+  if (PlainDecimal(digits, length, value)) {
+    s->remove_prefix(i);
+    return true;
+  }
   // from_chars: no locale, no allocation; out of range gives inf, as strtod did
   auto [end, status] = std::from_chars(digits, digits + length, *value);
   if (status == std::errc::result_out_of_range) *value = digits[0] == '-' ? -HUGE_VAL : HUGE_VAL;

@@ -86,3 +86,24 @@ TEST(CountNewlines, AgreesWithStdCountAtEveryLengthAndAlignment) {
 
 }  // namespace
 }  // namespace oomlens
+
+namespace oomlens {
+namespace {
+
+TEST(LineReader, MarksTheLineHoldingTheHitOfSkipUntil) {
+  std::string text = "noise\nmore noise\nthe HIT line\nafter\n";
+  StringSource source(text);
+  LineReader reader(&source, 8, 64);  // small chunks: the hit is found after refills
+  reader.SkipUntil([](std::string_view t) { return t.find("HIT"); });
+  Line line;
+  ASSERT_TRUE(reader.Next(&line));
+  EXPECT_EQ(line.text, "the HIT line");
+  EXPECT_EQ(line.number, 3u);
+  EXPECT_TRUE(line.holds_hit);
+  ASSERT_TRUE(reader.Next(&line));
+  EXPECT_EQ(line.text, "after");
+  EXPECT_FALSE(line.holds_hit);
+}
+
+}  // namespace
+}  // namespace oomlens

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
+#include <cmath>
+#include <random>
 #include <string>
 
 namespace oomlens {
@@ -66,6 +69,22 @@ TEST(ParseSize, ReadsNumbersLongerThanItsInlineBuffer) {
   EXPECT_EQ(padded->bytes, 1235);  // 1234.5 rounds up
   EXPECT_FALSE(ParseSize(std::string(80, '9') + "B", &error).has_value());
   EXPECT_NE(error.find("too large"), std::string::npos) << error;
+}
+
+TEST(ParseSize, ShortDecimalsReadExactlyAsFromChars) {
+  std::mt19937_64 rng(31);
+  std::string error;
+  for (int round = 0; round < 100000; ++round) {
+    std::string digits = std::to_string(rng() % 1000000000000000ULL);  // up to 15 digits
+    size_t dot = rng() % (digits.size() + 1);
+    if (dot < digits.size()) digits.insert(dot, ".");
+    if (digits.front() == '.') digits.insert(0, "0");
+    double expected = 0;
+    ASSERT_EQ(std::from_chars(digits.data(), digits.data() + digits.size(), expected).ec, std::errc()) << digits;
+    auto size = ParseSize(digits + "K", &error);  // x 1024 keeps every bit of the value
+    ASSERT_TRUE(size.has_value()) << digits << ": " << error;
+    ASSERT_EQ(size->bytes, std::llround(expected * 1024.0)) << digits;
+  }
 }
 
 TEST(FormatSize, MatchesXlaStyle) {
