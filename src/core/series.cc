@@ -76,15 +76,30 @@ void SeriesCollector::AddOom(const Event& event) {
   }
 }
 
+SeriesCollector::Building& SeriesCollector::SeriesFor(int input_index, std::string_view host, std::string_view name,
+                                                       std::string_view key) {
+  constexpr size_t kRecent = 16;
+  for (const auto& [k, building] : recent_) {
+    if (std::get<0>(*k) == input_index && std::get<3>(*k) == key && std::get<2>(*k) == name && std::get<1>(*k) == host)
+      return *building;
+  }
+  auto view = std::tuple<int, std::string_view, std::string_view, std::string_view>(input_index, host, name, key);
+  auto it = series_.find(view);
+  if (it == series_.end())
+    it = series_.emplace(Key{input_index, std::string(host), std::string(name), std::string(key)}, Building{}).first;
+  std::pair<const Key*, Building*> entry{&it->first, &it->second};
+  if (recent_.size() < kRecent) {
+    recent_.push_back(entry);
+  } else {
+    recent_[next_recent_] = entry;
+    next_recent_ = (next_recent_ + 1) % kRecent;
+  }
+  return it->second;
+}
+
 void SeriesCollector::AddPoint(const Figure& at, std::string_view name, std::string_view key, int64_t bytes,
                                int64_t limit) {
-  auto view = std::tuple<int, std::string_view, std::string_view, std::string_view>(at.input_index, at.host, name, key);
-  auto it = series_.find(view);
-  if (it == series_.end()) {
-    Key copy{at.input_index, std::string(at.host), std::string(name), std::string(key)};
-    it = series_.emplace(std::move(copy), Building{}).first;
-  }
-  Building& b = it->second;
+  Building& b = SeriesFor(at.input_index, at.host, name, key);
   MemorySeries& s = b.series;
   if (s.samples == 0) {
     s.name = name;
@@ -113,6 +128,7 @@ std::vector<MemorySeries> SeriesCollector::Take() {
   std::vector<MemorySeries> out;
   for (auto& [key, b] : series_) out.push_back(std::move(b.series));
   series_.clear();
+  recent_.clear();
   std::stable_sort(out.begin(), out.end(), [](const MemorySeries& a, const MemorySeries& b) {
     return std::make_pair(a.input_index, a.first.line) < std::make_pair(b.input_index, b.first.line);
   });

@@ -40,6 +40,11 @@ class SeriesCollector {
   // input index, host, signature, key (looked up with views: no copies per figure)
   using Key = std::tuple<int, std::string, std::string, std::string>;
   std::map<Key, Building, std::less<>> series_;
+  // The series figures went to lately (one per device, typically): checked
+  // before the map, as most figures continue one of them. Map nodes do not move.
+  std::vector<std::pair<const Key*, Building*>> recent_;
+  size_t next_recent_ = 0;
+  Building& SeriesFor(int input_index, std::string_view host, std::string_view name, std::string_view key);
 };
 
 /// Gives each incident the series printed before it in its input (same host,
