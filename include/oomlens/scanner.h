@@ -32,6 +32,9 @@ struct ScanOptions {
   /// Polled while reading; when it turns true the scan stops (Scan* return false
   /// and the report is marked interrupted). May be null.
   const std::atomic<bool>* cancel = nullptr;
+  /// Read regular files on a second thread, which also finds the lines worth
+  /// recognising (one more core busy; the same report).
+  bool read_ahead = false;
 };
 
 /// Memory of one device of a known chip ("v4", "v5e", "a100-80" ...), in bytes;

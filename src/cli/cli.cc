@@ -46,7 +46,9 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   app.add_option("--host-from-path", o.inputs.host_pattern,
                  "regex whose group 1, matched in a file's path, names its host (default: the file name "
                  "when several files are given)");
-  app.add_option("-j,--jobs", o.jobs, "read this many files in parallel")->check(CLI::Range(1, 256));
+  app.add_option("-j,--jobs", o.jobs,
+                 "threads: N files at a time, or one file read ahead on a second thread (default: the cores)")
+      ->check(CLI::Range(1, 256));
   app.add_option("--fail-on", o.fail_on,
                  "exit 1 on: oom (any incident, default), never, or causes/kinds (comma-separated)");
   app.add_option("--max-incidents", o.max_incidents, "show at most this many incidents")->check(CLI::Range(0, 1000000));

@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -169,9 +170,12 @@ int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Consol
   options.chip = o.chip;
   options.cancel = console.interrupted;
   bool read_all = true;
-  if (o.jobs > 1 && files.size() > 1) {
-    return Finish(o, ScanParallel(files, rules, options, o.jobs, console, &read_all), read_all, out, err, console);
+  int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
+  if (jobs > 1 && files.size() > 1) {
+    int threads = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), files.size()));
+    return Finish(o, ScanParallel(files, rules, options, threads, console, &read_all), read_all, out, err, console);
   }
+  options.read_ahead = jobs > 1;  // one file: a second thread reads it and finds the candidate lines
   Scanner scanner(rules, options);
   for (const auto& f : files) {
     bool ok = f.path == "-" ? scanner.ScanFd(console.stdin_fd, "<stdin>", f.host) : scanner.ScanFile(f.path, f.host);

@@ -20,7 +20,7 @@ struct Options {
   std::string chip;
   bool quiet = false;
   InputOptions inputs;
-  int jobs = 1;
+  int jobs = 0;  // 0: one per core
   std::string fail_on = "oom";
   int max_incidents = 0;  // 0: all
   std::vector<std::string> check_dirs;

@@ -128,7 +128,7 @@ void LineReader::SkipUntil(const Finder& find) {
   for (;;) {
     const char* base = buf_.get() + start_;
     size_t pending = end_ - start_;
-    size_t hit = find(std::string_view(base, pending));
+    size_t hit = find(std::string_view(base, pending), consumed_);
     size_t limit = hit == std::string_view::npos ? pending : hit;  // skip lines ending before here
     uint64_t hit_offset = consumed_ + hit;
     const void* last_nl = limit > 0 ? ::memrchr(base, '\n', limit) : nullptr;

@@ -62,8 +62,9 @@ class LineReader {
   /// Returns the next line, or false at end of input or on a read error.
   bool Next(Line* line);
 
-  /// Returns the offset in bytes of the first byte of interest, or npos.
-  using Finder = std::function<size_t(std::string_view)>;
+  /// Returns the offset in text of the first byte of interest, or npos; offset
+  /// is where text starts in the input.
+  using Finder = std::function<size_t(std::string_view text, uint64_t offset)>;
   /// Drops whole lines that cannot matter without returning them: the next
   /// line Next() returns is the one holding the first byte find() reports (or
   /// the end of input). Line numbers and offsets stay exact. This is the fast

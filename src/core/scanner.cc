@@ -16,6 +16,7 @@
 #include "core/derive.h"
 #include "core/grouping.h"
 #include "core/line_reader.h"
+#include "core/read_ahead.h"
 #include "core/recognizer.h"
 #include "core/history.h"
 #include "core/series.h"
@@ -63,12 +64,15 @@ struct Scanner::State {
         oomlens::Problem{severity, std::move(where), std::move(message), std::move(help)});
   }
 
-  bool Scan(ByteSource* source, const std::string& name, const std::string& host) {
+  // ahead, when given, reads the source and has found the candidate lines.
+  bool Scan(ByteSource* source, const std::string& name, const std::string& host, ReadAheadSource* ahead = nullptr) {
     int index = static_cast<int>(report.inputs.size());
     recognizer.BeginInput(name, index, host);
     LineReader reader(source, LineReader::kDefaultChunk, options.max_line_bytes);
     Line line;
-    LineReader::Finder find = [this](std::string_view text) { return recognizer.FindCandidate(text); };
+    LineReader::Finder find = [this, ahead](std::string_view text, uint64_t offset) {
+      return ahead ? ahead->Find(text, offset) : recognizer.FindCandidate(text);
+    };
     for (;;) {
       if (recognizer.idle()) reader.SkipUntil(find);  // the fast path
       if (!reader.Next(&line)) break;
@@ -111,6 +115,12 @@ bool Scanner::ScanFd(int fd, const std::string& name, const std::string& host) {
   FdSource raw(fd);
   std::string format;
   std::unique_ptr<ByteSource> source = OpenDecompressing(&raw, &format);
+  struct stat st;
+  bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);  // a read there never waits for a person
+  if (state_->options.read_ahead && regular) {
+    ReadAheadSource ahead(source.get(), state_->recognizer.prefilter());
+    return state_->Scan(&ahead, name, host, &ahead);
+  }
   return state_->Scan(source.get(), name, host);
 }
 

@@ -94,7 +94,7 @@ TEST(LineReader, MarksTheLineHoldingTheHitOfSkipUntil) {
   std::string text = "noise\nmore noise\nthe HIT line\nafter\n";
   StringSource source(text);
   LineReader reader(&source, 8, 64);  // small chunks: the hit is found after refills
-  reader.SkipUntil([](std::string_view t) { return t.find("HIT"); });
+  reader.SkipUntil([](std::string_view t, uint64_t) { return t.find("HIT"); });
   Line line;
   ASSERT_TRUE(reader.Next(&line));
   EXPECT_EQ(line.text, "the HIT line");

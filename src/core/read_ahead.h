@@ -1,0 +1,80 @@
+// Reading ahead on a second thread: the thread reads (and decompresses) the
+// input and finds the lines that hold a literal, so the scanning thread only
+// recognises messages. Memory stays bounded: a few chunks are in flight.
+//
+// The hits are the start offsets of literals, one per line that holds any, in
+// input order. A line is searched once it is complete (its '\n' was read), so
+// a hit is known before the scanner can skip the line it lies in.
+#ifndef OOMLENS_CORE_READ_AHEAD_H_
+#define OOMLENS_CORE_READ_AHEAD_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "core/line_reader.h"
+#include "core/prefilter.h"
+
+namespace oomlens {
+
+class ReadAheadSource : public ByteSource {
+ public:
+  /// Starts reading inner (which must not block forever: a file, not a
+  /// terminal) on its own thread. prefilter outlives this object.
+  ReadAheadSource(ByteSource* inner, const Prefilter* prefilter);
+  ~ReadAheadSource() override;  // stops the thread
+  ReadAheadSource(const ReadAheadSource&) = delete;
+  ReadAheadSource& operator=(const ReadAheadSource&) = delete;
+
+  long Read(char* buf, size_t n, std::string* error) override;
+  /// A LineReader finder: the offset in text (which starts at input offset
+  /// `offset` and was returned by Read) of a literal in the first line of text
+  /// holding one, or npos.
+  size_t Find(std::string_view text, uint64_t offset);
+
+  static constexpr size_t kChunk = 256 * 1024;
+  static constexpr size_t kChunksInFlight = 4;
+
+ private:
+  struct Chunk {
+    std::vector<char> bytes;  // kChunk capacity
+    size_t size = 0;
+    std::vector<uint64_t> hits;
+    bool last = false;        // the end of input (or an error) follows
+  };
+
+  void Produce();
+  // Finds the hits of the complete lines of text, which starts at input offset
+  // `offset`, into *hits.
+  void FindHits(std::string_view text, uint64_t offset, std::vector<uint64_t>* hits) const;
+  void SearchChunk(Chunk* chunk);
+
+  ByteSource* inner_;
+  const Prefilter* prefilter_;
+  // The producer's own state.
+  std::string carry_;          // the line the last chunk left unfinished
+  uint64_t carry_offset_ = 0;  // input offset of carry_'s first byte
+  uint64_t read_offset_ = 0;   // input bytes read so far
+  // Shared, under mutex_.
+  std::mutex mutex_;
+  std::condition_variable ready_, free_;
+  std::deque<Chunk> full_;     // read, searched, waiting for the scanner
+  std::vector<Chunk> spare_;   // emptied by the scanner, for the producer
+  std::string error_;
+  bool stop_ = false;
+  // The consumer's own state.
+  Chunk current_;
+  size_t current_pos_ = 0;
+  bool done_ = false;
+  std::deque<uint64_t> hits_;  // of the chunks taken, not yet passed
+  std::thread thread_;
+};
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_CORE_READ_AHEAD_H_
