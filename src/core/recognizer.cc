@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/fact_values.h"
+#include "core/figure_reader.h"
 #include "core/signature_patterns.h"
 #include "core/unwrap.h"
 #include "oomlens/size.h"
@@ -13,7 +14,6 @@
 namespace oomlens {
 namespace {
 
-constexpr size_t kMaxMessageBytes = 64 * 1024;  // joined text of one message
 constexpr size_t kMaxExcerptLine = 2000;        // bytes kept of each excerpt line
 constexpr size_t kMaxOpenStreams = 4096;
 constexpr size_t kMaxAnnotations = 16;  // most recent precursor warnings kept per input
@@ -24,13 +24,6 @@ constexpr size_t kMaxListingLines = 50000;  // lines of one listing kept for its
 
 // Keeps the first value of a fact, unless a later one is the same value printed
 // more precisely ("3.95G" then "(4,237,689,856 bytes)").
-bool Supersedes(const FactValue& value, const FactValue& old) {
-  bool numeric = value.type == FactType::kSize || value.type == FactType::kCount;
-  bool consistent = numeric && std::fabs(static_cast<double>(value.integer - old.integer)) <=
-                                   value.tolerance + old.tolerance + 0.5;
-  return consistent && value.tolerance < old.tolerance;
-}
-
 void KeepFact(const std::string& name, FactValue value, Facts* facts) {
   auto it = facts->find(name);
   if (it == facts->end()) {
@@ -126,16 +119,11 @@ Recognizer::Recognizer(const RuleData& rules, EventSink sink, std::vector<Proble
     : rules_(rules),
       sink_(std::move(sink)),
       problems_(problems),
-      prefilter_(rules.prefilter ? rules.prefilter : std::make_shared<const Prefilter>(rules.literals)) {
+      prefilter_(rules.prefilter ? rules.prefilter : std::make_shared<const Prefilter>(rules.literals)),
+      reader_(rules, prefilter_) {
   for (const auto& sig : rules.signatures) listing_targets_.insert(sig.after.begin(), sig.after.end());
   figure_infos_ = {FindFact("sample_used_bytes"), FindFact("sample_limit_bytes"), FindFact("sample_key"),
                    FindFact("program")};
-  starts_by_literal_.resize(rules.literals.size());
-  for (size_t s = 0; s < rules.signatures.size(); ++s) {
-    const Signature& sig = rules.signatures[s];
-    if (!sig.start || !sig.after.empty()) continue;
-    for (int i : sig.literal_indices) starts_by_literal_[static_cast<size_t>(i)].push_back(s);
-  }
 }
 
 void Recognizer::BeginInput(const std::string& name, int index, const std::string& default_host) {
@@ -145,26 +133,6 @@ void Recognizer::BeginInput(const std::string& name, int index, const std::strin
   input_index_ = index;
   default_host_ = default_host;
   next_sweep_ = 0;
-}
-
-// The signature whose start matches message, highest priority first. Only
-// signatures one of whose literals the message holds are tried (the prefilter's
-// test, per signature: a substring search is far cheaper than a regex), and never
-// listings ('after'): those start only right after their event (FindListingStart).
-const Signature* Recognizer::FindStart(std::string_view message) const {
-  if (!prefilter_->Which(message, &literals_present_)) return nullptr;
-  std::vector<size_t>& candidates = start_candidates_;
-  candidates.clear();
-  for (size_t i : literals_present_)
-    if (i < starts_by_literal_.size())
-      candidates.insert(candidates.end(), starts_by_literal_[i].begin(), starts_by_literal_[i].end());
-  std::sort(candidates.begin(), candidates.end());  // the signatures' order is their priority
-  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-  for (size_t s : candidates) {
-    const Signature& sig = rules_.signatures[s];
-    if (Contains(*sig.start, sig.start_simple.get(), message)) return &sig;
-  }
-  return nullptr;
 }
 
 const Signature* Recognizer::FindListingStart(const std::string& stream, std::string_view message) const {
@@ -208,7 +176,12 @@ void Recognizer::CloseStale(uint64_t line) {
   for (auto& o : stale) Close(std::move(o));
 }
 
-void Recognizer::Feed(const Line& line) {
+void Recognizer::Feed(const Line& line, const PreparedFigure* prepared) {
+  if (prepared && figure_sink_ && idle() && prepared->offset == line.offset) {  // read ahead, as FeedLogical would
+    current_line_ = line.number;
+    SendFigure(*prepared->sig, prepared->figure, prepared->prefix_host, prepared->time_seconds, line.number);
+    return;
+  }
   if (!pending_.empty()) FlushPending(line.number);
   if (!open_.empty() && line.number >= next_sweep_) {
     CloseStale(line.number);
@@ -242,14 +215,14 @@ void Recognizer::FeedLogical(std::string_view text, uint64_t number, const std::
     open_.erase(it);
   }
   const Signature* sig = FindListingStart(stream, clean.message);
-  if (!sig && (sig = FindStart(clean.message))) {
+  if (!sig && (sig = reader_.FindStart(clean.message))) {
     auto pending = pending_.find(stream);  // another message: no listing follows that event
     if (pending != pending_.end()) {
       sink_(std::move(pending->second.event));
       pending_.erase(pending);
     }
   }
-  if (sig && IsFigure(*sig)) {
+  if (sig && FigureReader::IsFigure(*sig)) {
     EmitFigure(*sig, clean, number);
   } else if (sig) {
     OpenMessage(sig, clean, number);
@@ -273,13 +246,6 @@ Event Recognizer::NewEvent(const Signature& sig, const LineContext& context, con
   return event;
 }
 
-// A memory figure or a sign of progress: one line, read at once. Such lines can
-// be frequent (every step, every device), so they skip the message machinery.
-bool Recognizer::IsFigure(const Signature& sig) {
-  return (sig.series || !sig.activity.empty()) && !sig.follow && !sig.complete && !sig.items &&
-         sig.aggregates.empty() && sig.annotates.empty() && sig.after.empty() && sig.kind_when.empty() && !sig.reject;
-}
-
 void Recognizer::EmitFigure(const Signature& sig, const CleanLine& line, uint64_t number) {
   if (figure_sink_) {
     EmitFigureView(sig, line, number);
@@ -297,37 +263,17 @@ void Recognizer::EmitFigure(const Signature& sig, const CleanLine& line, uint64_
 
 // The same as an event, read into scratch space and handed over as a view.
 void Recognizer::EmitFigureView(const Signature& sig, const CleanLine& line, uint64_t number) {
-  figure_facts_.clear();
-  figure_host_ = line.context.host.empty() ? default_host_ : line.context.host;
-  std::string_view text = line.message.substr(0, kMaxMessageBytes);
-  for (const auto& pattern : sig.facts) {
-    MatchFacts(pattern, text, [&](const FactGroup& group, std::string_view value) {
-      const FactInfo* info = group.info;
-      if (info->type == FactType::kIdentity) {
-        if (info->name == "host") figure_host_ = std::string(value);
-        return;
-      }
-      FactValue v;
-      std::string error;
-      if (!ReadGroup(group, value, &v, &error)) {
-        problems_->push_back(Problem{Problem::Severity::kWarning, input_ + ":" + std::to_string(number),
-                                    "ignored " + info->name + ": " + error, "the rest of the message was read"});
-        return;
-      }
-      auto kept = std::find_if(figure_facts_.begin(), figure_facts_.end(), [info](const auto& f) { return f.first == info; });
-      if (kept == figure_facts_.end()) figure_facts_.emplace_back(info, std::move(v));
-      else if (Supersedes(v, kept->second)) kept->second = std::move(v);
-    });
-  }
-  auto fact = [this](const FactInfo* info) -> const FactValue* {
-    for (const auto& f : figure_facts_)
-      if (f.first == info) return &f.second;
-    return nullptr;
-  };
-  for (const auto& name : sig.require) {
-    bool found = std::any_of(figure_facts_.begin(), figure_facts_.end(), [&name](const auto& f) { return f.first->name == name; });
-    if (!found) return;  // a figure without its number: nothing to add
-  }
+  figure_facts_.Clear();
+  FigureReader::ReadFacts(sig, line.message.substr(0, kMaxMessageBytes), &figure_facts_);
+  SendFigure(sig, figure_facts_, line.context.host, TimestampSeconds(line.context.timestamp).value_or(-1), number);
+}
+
+void Recognizer::SendFigure(const Signature& sig, const FigureFacts& facts, const std::string& prefix_host,
+                            double time_seconds, uint64_t number) {
+  for (const auto& warning : facts.warnings)
+    problems_->push_back(Problem{Problem::Severity::kWarning, input_ + ":" + std::to_string(number), warning,
+                                 "the rest of the message was read"});
+  if (!facts.HasRequired(sig)) return;  // a figure without its number: nothing to add
   Figure figure;
   figure.series = sig.series;
   figure.title = sig.title;
@@ -335,12 +281,12 @@ void Recognizer::EmitFigureView(const Signature& sig, const CleanLine& line, uin
   figure.input = &input_;
   figure.input_index = input_index_;
   figure.line = number;
-  figure.host = figure_host_;
-  figure.time_seconds = TimestampSeconds(line.context.timestamp).value_or(-1);
-  figure.used = fact(figure_infos_.used);
-  figure.limit = fact(figure_infos_.limit);
-  figure.key = fact(figure_infos_.key);
-  figure.program = fact(figure_infos_.program);
+  figure.host = !facts.host.empty() ? facts.host : !prefix_host.empty() ? prefix_host : default_host_;
+  figure.time_seconds = time_seconds;
+  figure.used = facts.Find(figure_infos_.used);
+  figure.limit = facts.Find(figure_infos_.limit);
+  figure.key = facts.Find(figure_infos_.key);
+  figure.program = facts.Find(figure_infos_.program);
   figure_sink_(figure);
 }
 
@@ -371,7 +317,7 @@ Recognizer::Step Recognizer::Continue(Open* open, const CleanLine& line) {
   bool blank = line.message.empty();
   if (!open->complete) {
     if (blank) return Step::kClosed;
-    if (const Signature* other = FindStart(line.message)) {
+    if (const Signature* other = reader_.FindStart(line.message)) {
       // A start of another message closes this one, unless it is the rest of
       // this message: the same signature, and joining it completes the message.
       bool completes = other == &sig && sig.complete &&

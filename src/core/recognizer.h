@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/figure.h"
+#include "core/figure_reader.h"
 #include "core/line_cleaner.h"
 #include "core/line_reader.h"
 #include "core/prefilter.h"
@@ -44,8 +45,10 @@ class Recognizer {
   /// Starts a new input; closes what the previous one left open. default_host
   /// names the machine of events whose lines carry no host tag.
   void BeginInput(const std::string& name, int index, const std::string& default_host = "");
-  /// Feeds one raw line of the current input.
-  void Feed(const Line& line);
+  /// Feeds one raw line of the current input. prepared, when given, is what the
+  /// read-ahead thread read from a figure line: taken when it is this line and
+  /// no message is open (then it is what reading the line here would give).
+  void Feed(const Line& line, const PreparedFigure* prepared = nullptr);
   /// Closes every open message (end of input).
   void Finish();
   /// True when no message is open: lines without a literal cannot matter.
@@ -87,13 +90,13 @@ class Recognizer {
   };
 
   void FeedLogical(std::string_view text, uint64_t number, const std::string& host);
-  const Signature* FindStart(std::string_view message) const;
   const Signature* FindListingStart(const std::string& stream, std::string_view message) const;
   void OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number);
-  static bool IsFigure(const Signature& sig);
   Event NewEvent(const Signature& sig, const LineContext& context, const Location& where) const;
   void EmitFigure(const Signature& sig, const CleanLine& line, uint64_t number);
   void EmitFigureView(const Signature& sig, const CleanLine& line, uint64_t number);
+  void SendFigure(const Signature& sig, const FigureFacts& facts, const std::string& prefix_host, double time_seconds,
+                  uint64_t number);
   Step Continue(Open* open, const CleanLine& line);
   void Join(Open* open, const CleanLine& line);
   bool Tally(Open* open, std::string_view message);  // true when an aggregate took the line
@@ -111,8 +114,7 @@ class Recognizer {
   struct FigureInfos {
     const FactInfo *used, *limit, *key, *program;
   } figure_infos_{};
-  std::vector<std::pair<const FactInfo*, FactValue>> figure_facts_;  // scratch of EmitFigureView
-  std::string figure_host_;
+  FigureFacts figure_facts_;  // scratch of EmitFigureView
   std::vector<Problem>* problems_;
   std::shared_ptr<const Prefilter> prefilter_;
   LineCleaner cleaner_;
@@ -124,9 +126,7 @@ class Recognizer {
   std::string default_host_;
   std::string cri_partial_, unwrapped_;  // CRI 'P' lines waiting for their 'F'; scratch
   std::vector<std::string> payload_lines_;
-  mutable std::vector<size_t> literals_present_;  // scratch of FindStart
-  mutable std::vector<size_t> start_candidates_;  // scratch of FindStart
-  std::vector<std::vector<size_t>> starts_by_literal_;  // literal -> signatures that may start with it
+  FigureReader reader_;  // finds starts and reads figures
   int input_index_ = 0;
   uint64_t next_sweep_ = 0;
   uint64_t current_line_ = 0;

@@ -47,18 +47,33 @@ check() {  # check NAME VALUE OP LIMIT
 }
 
 say "# oomlens benchmark ($(nproc) cores, $(date -u +%F), median of $RUNS)"
+per_gib=()  # oomlens seconds per GiB at each size: cost must grow linearly
 for mib in $SIZES_MIB; do
   log="$WORK/noise-$mib.log"
   [ -f "$log" ] || python3 tests/gen/noise_log.py "$mib" > "$log"
   o=$(seconds "$BIN" -q "$log"); r=$(seconds rg -c -F -f "$WORK/literals.txt" "$log"); g=$(seconds grep -c -F -f "$WORK/literals.txt" "$log")
   say "noise ${mib} MiB: oomlens ${o}s  rg ${r}s  grep ${g}s"
+  per_gib+=("$(awk -v t="$o" -v m="$mib" 'BEGIN{printf "%.3f", t * 1024 / m}')")
   check "oomlens/rg (${mib} MiB)" "$(awk -v a="$o" -v b="$r" 'BEGIN{printf "%.2f", a/b}')" "<=" 1.0
   check "oomlens/grep (${mib} MiB)" "$(awk -v a="$o" -v b="$g" 'BEGIN{printf "%.2f", a/b}')" "<=" 0.5
   check "peak RSS file (${mib} MiB)" "$(peak_mib "$BIN -q $log")" "<=" 32
   check "peak RSS stdin (${mib} MiB)" "$(peak_mib "cat $log | $BIN -q")" "<=" 32
 done
 
+if [ ${#per_gib[@]} -gt 1 ]; then
+  say "seconds per GiB by size: ${per_gib[*]}"
+  check "linear cost (largest/smallest per GiB)" \
+    "$(printf '%s\n' "${per_gib[@]}" | awk 'NR==1{first=$1} {last=$1} END{printf "%.2f", last/first}')" "<=" 1.25
+fi
+
 mib=${SIZES_MIB%% *}
+# Flat with the number of rules: 300 more signatures, each with its own literal.
+mkdir -p "$WORK/many-rules"
+python3 tests/gen/many_signatures.py 300 > "$WORK/many-rules/generated.json"
+o=$(seconds "$BIN" -q "$WORK/noise-$mib.log"); m=$(seconds "$BIN" -q --rules "$WORK/many-rules" "$WORK/noise-$mib.log")
+say "rules: $("$BIN" rules literals | wc -l) literals ${o}s, $("$BIN" --rules "$WORK/many-rules" rules literals | wc -l) literals ${m}s"
+check "cost with 300 more signatures" "$(awk -v a="$m" -v b="$o" 'BEGIN{printf "%.2f", a/b}')" "<=" 1.25
+
 storm="$WORK/storm-$mib.log"
 [ -f "$storm" ] || python3 tests/gen/noise_log.py "$mib" --storm > "$storm"
 o=$(seconds "$BIN" -q "$storm"); r=$(seconds rg -c -F -f "$WORK/literals.txt" "$storm")
