@@ -35,6 +35,9 @@ struct ScanOptions {
   /// Read regular files on a second thread, which also finds the lines worth
   /// recognising (one more core busy; the same report).
   bool read_ahead = false;
+  /// With read_ahead: which figure lines the second thread reads (tests set
+  /// kAlways and kNever; the default balances the two threads).
+  enum class AheadFigures { kWhenBehind, kAlways, kNever } ahead_figures = AheadFigures::kWhenBehind;
 };
 
 /// Memory of one device of a known chip ("v4", "v5e", "a100-80" ...), in bytes;

@@ -9,11 +9,12 @@ namespace {
 // A line longer than this is handed to the scanner as a candidate whole (it
 // reads long lines cut anyway), so the read-ahead never holds more of one line.
 constexpr size_t kMaxCarry = 1 << 20;
+constexpr size_t kMaxFigureLine = 64 * 1024;  // longer lines are left to the scanner
 
 }  // namespace
 
-ReadAheadSource::ReadAheadSource(ByteSource* inner, const Prefilter* prefilter)
-    : inner_(inner), prefilter_(prefilter), thread_([this] { Produce(); }) {}
+ReadAheadSource::ReadAheadSource(ByteSource* inner, FigureReader* figures, ReadFigures when)
+    : inner_(inner), figures_(figures), when_(when), thread_([this] { Produce(); }) {}
 
 ReadAheadSource::~ReadAheadSource() {
   {
@@ -35,6 +36,8 @@ void ReadAheadSource::Produce() {
         chunk = std::move(spare_.back());
         spare_.pop_back();
       }
+      read_figures_ = when_ == ReadFigures::kAlways ||
+                      (when_ == ReadFigures::kWhenBehind && full_.size() >= kChunksInFlight / 2);  // the scanner is slower
     }
     chunk.bytes.resize(kChunk);
     std::string error;
@@ -42,6 +45,8 @@ void ReadAheadSource::Produce() {
     chunk.size = got > 0 ? static_cast<size_t>(got) : 0;
     chunk.last = got <= 0;
     chunk.hits.clear();
+    chunk.figure_count = 0;  // the figures' storage is reused: no allocation per line
+    chunk.scan_cursor = 0;
     SearchChunk(&chunk);
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -53,13 +58,22 @@ void ReadAheadSource::Produce() {
   }
 }
 
-void ReadAheadSource::FindHits(std::string_view text, uint64_t offset, std::vector<uint64_t>* hits) const {
-  size_t pos = 0;
+void ReadAheadSource::FindHits(std::string_view text, uint64_t offset, Chunk* chunk) {
+  size_t pos = 0;  // a line start
   while (pos < text.size()) {
-    size_t hit = prefilter_->Find(text.substr(pos));
+    size_t hit = figures_->prefilter().Find(text.substr(pos));
     if (hit == std::string_view::npos) return;
-    hits->push_back(offset + pos + hit);
+    chunk->hits.push_back(offset + pos + hit);
     size_t newline = text.find('\n', pos + hit);
+    if (read_figures_) {
+      const void* before = pos + hit > 0 ? ::memrchr(text.data() + pos, '\n', hit) : nullptr;
+      size_t start = before ? static_cast<size_t>(static_cast<const char*>(before) - text.data()) + 1 : pos;
+      size_t end = newline == std::string_view::npos ? text.size() : newline;
+      if (chunk->figure_count == chunk->figures.size()) chunk->figures.emplace_back();
+      PreparedFigure* figure = &chunk->figures[chunk->figure_count];
+      if (end - start <= kMaxFigureLine && figures_->Prepare(text.substr(start, end - start), offset + start, figure))
+        ++chunk->figure_count;
+    }
     if (newline == std::string_view::npos) return;
     pos = newline + 1;
   }
@@ -72,7 +86,7 @@ void ReadAheadSource::SearchChunk(Chunk* chunk) {
   uint64_t start = read_offset_;
   read_offset_ += data.size();
   if (chunk->last) {  // the unfinished line is the last one
-    if (!carry_.empty()) FindHits(carry_, carry_offset_, &chunk->hits);
+    if (!carry_.empty()) FindHits(carry_, carry_offset_, chunk);
     carry_.clear();
     return;
   }
@@ -90,19 +104,19 @@ void ReadAheadSource::SearchChunk(Chunk* chunk) {
     size_t first_newline = data.find('\n');
     if (carry_.size() < kMaxCarry) {
       carry_.append(data.substr(0, first_newline + 1));
-      FindHits(carry_, carry_offset_, &chunk->hits);
+      FindHits(carry_, carry_offset_, chunk);
     } else {
       chunk->hits.push_back(carry_offset_);
     }
     from = first_newline + 1;
   }
-  FindHits(data.substr(from, complete - from), start + from, &chunk->hits);
+  FindHits(data.substr(from, complete - from), start + from, chunk);
   carry_.assign(data.substr(complete));
   carry_offset_ = start + complete;
 }
 
 long ReadAheadSource::Read(char* buf, size_t n, std::string* error) {
-  while (current_pos_ >= current_.size) {
+  while (taken_.empty() || current_pos_ >= taken_.back().size) {
     if (done_) {
       if (error_.empty()) return 0;
       *error = error_;
@@ -110,23 +124,51 @@ long ReadAheadSource::Read(char* buf, size_t n, std::string* error) {
     }
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      if (!current_.bytes.empty()) spare_.push_back(std::move(current_));
       free_.notify_one();
       ready_.wait(lock, [this] { return !full_.empty(); });
-      current_ = std::move(full_.front());
+      taken_.push_back(std::move(full_.front()));
       full_.pop_front();
-      done_ = current_.last;
+      done_ = taken_.back().last;
     }
-    hits_.insert(hits_.end(), current_.hits.begin(), current_.hits.end());
+    hits_.insert(hits_.end(), taken_.back().hits.begin(), taken_.back().hits.end());
     current_pos_ = 0;
   }
-  size_t count = std::min(n, current_.size - current_pos_);
-  std::memcpy(buf, current_.bytes.data() + current_pos_, count);
+  const Chunk& current = taken_.back();
+  size_t count = std::min(n, current.size - current_pos_);
+  std::memcpy(buf, current.bytes.data() + current_pos_, count);
   current_pos_ += count;
   return static_cast<long>(count);
 }
 
+// Gives chunks back to the reading thread once the scanner is past their
+// figures (the chunk being read stays).
+void ReadAheadSource::Release(uint64_t offset) {
+  while (taken_.size() > 1) {
+    Chunk& oldest = taken_.front();
+    size_t& i = oldest.scan_cursor;
+    while (i < oldest.figure_count && oldest.figures[i].offset < offset) ++i;
+    if (i < oldest.figure_count) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      spare_.push_back(std::move(oldest));
+    }
+    taken_.pop_front();
+  }
+}
+
+const PreparedFigure* ReadAheadSource::PreparedAt(uint64_t offset) {
+  Release(offset);
+  for (size_t k = 0; k < taken_.size(); ++k) {
+    Chunk& chunk = taken_[k];
+    size_t& i = chunk.scan_cursor;
+    while (i < chunk.figure_count && chunk.figures[i].offset < offset) ++i;
+    if (i < chunk.figure_count) return chunk.figures[i].offset == offset ? &chunk.figures[i] : nullptr;
+  }
+  return nullptr;
+}
+
 size_t ReadAheadSource::Find(std::string_view text, uint64_t offset) {
+  Release(offset);
   while (!hits_.empty() && hits_.front() < offset) hits_.pop_front();
   if (hits_.empty() || hits_.front() >= offset + text.size()) return std::string_view::npos;
   return static_cast<size_t>(hits_.front() - offset);

@@ -1,6 +1,9 @@
 // Reading ahead on a second thread: the thread reads (and decompresses) the
 // input and finds the lines that hold a literal, so the scanning thread only
-// recognises messages. Memory stays bounded: a few chunks are in flight.
+// recognises messages. When the scanning thread falls behind (chunks queue up),
+// the thread also reads the figure lines (memory series, progress) it finds,
+// which are most candidate lines of a healthy log. Memory stays bounded: a few
+// chunks are in flight.
 //
 // The hits are the start offsets of literals, one per line that holds any, in
 // input order. A line is searched once it is complete (its '\n' was read), so
@@ -17,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/figure_reader.h"
 #include "core/line_reader.h"
 #include "core/prefilter.h"
 
@@ -25,8 +29,10 @@ namespace oomlens {
 class ReadAheadSource : public ByteSource {
  public:
   /// Starts reading inner (which must not block forever: a file, not a
-  /// terminal) on its own thread. prefilter outlives this object.
-  ReadAheadSource(ByteSource* inner, const Prefilter* prefilter);
+  /// terminal) on its own thread. figures (used by that thread only) and its
+  /// rules outlive this object.
+  enum class ReadFigures { kWhenBehind, kAlways, kNever };  // kAlways and kNever: for tests
+  ReadAheadSource(ByteSource* inner, FigureReader* figures, ReadFigures when = ReadFigures::kWhenBehind);
   ~ReadAheadSource() override;  // stops the thread
   ReadAheadSource(const ReadAheadSource&) = delete;
   ReadAheadSource& operator=(const ReadAheadSource&) = delete;
@@ -36,6 +42,9 @@ class ReadAheadSource : public ByteSource {
   /// `offset` and was returned by Read) of a literal in the first line of text
   /// holding one, or npos.
   size_t Find(std::string_view text, uint64_t offset);
+  /// The figure read ahead from the line at input offset `offset`, or null.
+  /// Offsets must not decrease from call to call.
+  const PreparedFigure* PreparedAt(uint64_t offset);
 
   static constexpr size_t kChunk = 256 * 1024;
   static constexpr size_t kChunksInFlight = 4;
@@ -45,17 +54,23 @@ class ReadAheadSource : public ByteSource {
     std::vector<char> bytes;  // kChunk capacity
     size_t size = 0;
     std::vector<uint64_t> hits;
+    std::vector<PreparedFigure> figures;  // of hit lines, when read ahead: the first figure_count
+    size_t figure_count = 0;
+    size_t scan_cursor = 0;  // the scanner's place in figures (see PreparedAt)
     bool last = false;        // the end of input (or an error) follows
   };
 
   void Produce();
   // Finds the hits of the complete lines of text, which starts at input offset
-  // `offset`, into *hits.
-  void FindHits(std::string_view text, uint64_t offset, std::vector<uint64_t>* hits) const;
+  // `offset`, into the chunk; reads the figures among them when read_figures_.
+  void FindHits(std::string_view text, uint64_t offset, Chunk* chunk);
   void SearchChunk(Chunk* chunk);
+  void Release(uint64_t offset);
 
   ByteSource* inner_;
-  const Prefilter* prefilter_;
+  FigureReader* figures_;
+  ReadFigures when_;
+  bool read_figures_ = false;  // for the chunk being searched: the scanner is behind
   // The producer's own state.
   std::string carry_;          // the line the last chunk left unfinished
   uint64_t carry_offset_ = 0;  // input offset of carry_'s first byte
@@ -68,8 +83,8 @@ class ReadAheadSource : public ByteSource {
   std::string error_;
   bool stop_ = false;
   // The consumer's own state.
-  Chunk current_;
-  size_t current_pos_ = 0;
+  std::deque<Chunk> taken_;  // from full_; the last is being read, older ones until their figures are passed
+  size_t current_pos_ = 0;   // in taken_.back()
   bool done_ = false;
   std::deque<uint64_t> hits_;  // of the chunks taken, not yet passed
   std::thread thread_;

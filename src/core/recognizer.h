@@ -55,7 +55,7 @@ class Recognizer {
   bool idle() const { return open_.empty() && pending_.empty() && cri_partial_.empty(); }
   /// Offset of the first literal in text, or npos (the prefilter).
   size_t FindCandidate(std::string_view text) const { return prefilter_->Find(text); }
-  const Prefilter* prefilter() const { return prefilter_.get(); }
+  const std::shared_ptr<const Prefilter>& shared_prefilter() const { return prefilter_; }
   /// Hands figures (series and activity signatures read from one line) to sink
   /// as views instead of events: cheaper on logs with a figure every step.
   void set_figure_sink(std::function<void(const Figure&)> sink) { figure_sink_ = std::move(sink); }

@@ -86,7 +86,7 @@ struct Scanner::State {
                     " MiB; only its start was read",
                 "");
       }
-      recognizer.Feed(line);
+      recognizer.Feed(line, ahead ? ahead->PreparedAt(line.offset) : nullptr);
       if (report.problems.size() > kMaxProblems) {
         dropped_problems += report.problems.size() - kMaxProblems;
         report.problems.resize(kMaxProblems);
@@ -118,7 +118,12 @@ bool Scanner::ScanFd(int fd, const std::string& name, const std::string& host) {
   struct stat st;
   bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);  // a read there never waits for a person
   if (state_->options.read_ahead && regular) {
-    ReadAheadSource ahead(source.get(), state_->recognizer.prefilter());
+    FigureReader figures(state_->rules.data(), state_->recognizer.shared_prefilter());
+    using Mode = ReadAheadSource::ReadFigures;
+    Mode when = state_->options.ahead_figures == ScanOptions::AheadFigures::kAlways  ? Mode::kAlways
+                : state_->options.ahead_figures == ScanOptions::AheadFigures::kNever ? Mode::kNever
+                                                                                     : Mode::kWhenBehind;
+    ReadAheadSource ahead(source.get(), &figures, when);
     return state_->Scan(&ahead, name, host, &ahead);
   }
   return state_->Scan(source.get(), name, host);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/prefilter.h"
 #include "oomlens/render.h"
 #include "oomlens/rules.h"
 #include "oomlens/scanner.h"
@@ -24,18 +25,26 @@ class ReadAheadTest : public ::testing::Test {
     std::vector<Problem> problems;
     ASSERT_TRUE(rules_.LoadBuiltin(&problems));
   }
-  std::string ScanToJson(const std::string& path, bool read_ahead) {
+  std::string ScanToJson(const std::string& path, bool read_ahead,
+                         ScanOptions::AheadFigures figures = ScanOptions::AheadFigures::kWhenBehind) {
     ScanOptions options;
     options.read_ahead = read_ahead;
+    options.ahead_figures = figures;
     Scanner scanner(rules_, options);
     scanner.ScanFile(path, "");
     std::ostringstream out;
     RenderJson(scanner.Finish(), out);
     return out.str();
   }
+  // Alone, read ahead, and read ahead with every figure line read by the second
+  // thread or none: the same report.
   void ExpectSameReport(const std::string& path) {
-    std::string alone = ScanToJson(path, false), ahead = ScanToJson(path, true);
-    EXPECT_EQ(FirstDifference(ahead, alone), "") << path;
+    std::string alone = ScanToJson(path, false);
+    for (auto figures : {ScanOptions::AheadFigures::kWhenBehind, ScanOptions::AheadFigures::kAlways,
+                         ScanOptions::AheadFigures::kNever}) {
+      EXPECT_EQ(FirstDifference(ScanToJson(path, true, figures), alone), "")
+          << path << " (figures read ahead: " << static_cast<int>(figures) << ")";
+    }
   }
   RuleSet rules_;
 };
@@ -75,6 +84,34 @@ TEST_F(ReadAheadTest, LiteralsAcrossChunksLongLinesAndAnUnfinishedLastLine) {
   ExpectSameReport(dir.Write("mixed.log", log));
   std::string json = ScanToJson(dir.path() + "/mixed.log", true);
   EXPECT_NE(json.find("tpu_program_load"), std::string::npos);  // the messages were found, not just agreed on
+}
+
+TEST_F(ReadAheadTest, TheSecondThreadReadsFigureLinesForTheScanner) {
+  std::string text = "I1130 12:00:00.000000  77 train.py:9] step 1 loss=0.5\n";
+  uint64_t figure_offset = text.size();
+  text += "Memstats: step 1: Using (GB) 3.30 / 30.75 (11.0%) on TPU_1(process=0,(1,0,0,0))\n";
+  text += "E1130 12:00:01.000000  77 tpu.cc:1] RESOURCE_EXHAUSTED: Attempting to reserve 29.49G at the bottom of memory.\n";
+  StringSource source(text);
+  FigureReader figures(rules_.data(), std::make_shared<const Prefilter>(rules_.Literals()));
+  ReadAheadSource ahead(&source, &figures, ReadAheadSource::ReadFigures::kAlways);
+  LineReader reader(&ahead);
+  std::vector<uint64_t> candidates;
+  Line line;
+  for (;;) {
+    reader.SkipUntil([&ahead](std::string_view t, uint64_t offset) { return ahead.Find(t, offset); });
+    if (!reader.Next(&line)) break;
+    candidates.push_back(line.offset);
+  }
+  ASSERT_EQ(candidates.size(), 2u);  // the figure and the OOM; not the step line
+  EXPECT_EQ(candidates[0], figure_offset);
+  const PreparedFigure* figure = ahead.PreparedAt(figure_offset);
+  ASSERT_NE(figure, nullptr);
+  EXPECT_EQ(figure->sig->id, "maxtext_memstats");
+  const FactValue* used = figure->figure.Find(FindFact("sample_used_bytes"));
+  ASSERT_NE(used, nullptr);
+  EXPECT_EQ(used->text, "3.30G");
+  EXPECT_EQ(used->integer, static_cast<int64_t>(3.30 * (1 << 30) + 0.5));
+  EXPECT_EQ(ahead.PreparedAt(candidates[1]), nullptr);  // an OOM message is the recogniser's
 }
 
 }  // namespace
