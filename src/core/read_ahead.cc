@@ -132,12 +132,29 @@ long ReadAheadSource::Read(char* buf, size_t n, std::string* error) {
     }
     hits_.insert(hits_.end(), taken_.back().hits.begin(), taken_.back().hits.end());
     current_pos_ = 0;
+    ReleaseRead();
   }
   const Chunk& current = taken_.back();
   size_t count = std::min(n, current.size - current_pos_);
   std::memcpy(buf, current.bytes.data() + current_pos_, count);
   current_pos_ += count;
   return static_cast<long>(count);
+}
+
+// Gives back the chunks read whose figures were all passed (or that had none):
+// a scanner deep in one long line calls neither Find nor PreparedAt.
+void ReadAheadSource::ReleaseRead() {
+  for (size_t k = 0; k + 1 < taken_.size();) {
+    if (taken_[k].scan_cursor < taken_[k].figure_count) {
+      ++k;
+      continue;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      spare_.push_back(std::move(taken_[k]));
+    }
+    taken_.erase(taken_.begin() + static_cast<long>(k));
+  }
 }
 
 // Gives chunks back to the reading thread once the scanner is past their

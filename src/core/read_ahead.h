@@ -45,6 +45,8 @@ class ReadAheadSource : public ByteSource {
   /// The figure read ahead from the line at input offset `offset`, or null.
   /// Offsets must not decrease from call to call.
   const PreparedFigure* PreparedAt(uint64_t offset);
+  /// Chunks the scanner's side holds (read, or kept for their figures).
+  size_t chunks_held() const { return taken_.size(); }
 
   static constexpr size_t kChunk = 256 * 1024;
   static constexpr size_t kChunksInFlight = 4;
@@ -66,6 +68,7 @@ class ReadAheadSource : public ByteSource {
   void FindHits(std::string_view text, uint64_t offset, Chunk* chunk);
   void SearchChunk(Chunk* chunk);
   void Release(uint64_t offset);
+  void ReleaseRead();
 
   ByteSource* inner_;
   FigureReader* figures_;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <sstream>
 #include <string>
@@ -84,6 +85,26 @@ TEST_F(ReadAheadTest, LiteralsAcrossChunksLongLinesAndAnUnfinishedLastLine) {
   ExpectSameReport(dir.Write("mixed.log", log));
   std::string json = ScanToJson(dir.path() + "/mixed.log", true);
   EXPECT_NE(json.find("tpu_program_load"), std::string::npos);  // the messages were found, not just agreed on
+}
+
+TEST_F(ReadAheadTest, HoldsAFewChunksWhateverTheLineLength) {
+  std::string text = "Memstats: step 1: Using (GB) 3.30 / 30.75 (11.0%) on TPU_1(process=0,(1,0,0,0))\n";
+  text += std::string(40 * ReadAheadSource::kChunk, 'x') + "\n";  // one line, cut by the reader at 4 MiB
+  text += "Memstats: step 2: Using (GB) 3.40 / 30.75 (11.0%) on TPU_1(process=0,(1,0,0,0))\n";
+  StringSource source(text);
+  FigureReader figures(rules_.data(), std::make_shared<const Prefilter>(rules_.Literals()));
+  ReadAheadSource ahead(&source, &figures, ReadAheadSource::ReadFigures::kAlways);
+  LineReader reader(&ahead);
+  Line line;
+  size_t most = 0, lines = 0;
+  for (;; ++lines) {
+    reader.SkipUntil([&ahead](std::string_view t, uint64_t offset) { return ahead.Find(t, offset); });
+    if (!reader.Next(&line)) break;
+    ahead.PreparedAt(line.offset);
+    most = std::max(most, ahead.chunks_held());
+  }
+  EXPECT_EQ(lines, 3u);
+  EXPECT_LE(most, 3u);  // not the 40 chunks of the long line
 }
 
 TEST_F(ReadAheadTest, TheSecondThreadReadsFigureLinesForTheScanner) {
