@@ -132,6 +132,7 @@ long ReadAheadSource::Read(char* buf, size_t n, std::string* error) {
     }
     hits_.insert(hits_.end(), taken_.back().hits.begin(), taken_.back().hits.end());
     current_pos_ = 0;
+    most_held_ = std::max(most_held_, taken_.size());
     ReleaseRead();
   }
   const Chunk& current = taken_.back();

@@ -45,8 +45,8 @@ class ReadAheadSource : public ByteSource {
   /// The figure read ahead from the line at input offset `offset`, or null.
   /// Offsets must not decrease from call to call.
   const PreparedFigure* PreparedAt(uint64_t offset);
-  /// Chunks the scanner's side holds (read, or kept for their figures).
-  size_t chunks_held() const { return taken_.size(); }
+  /// The most chunks the scanner's side held at once (read, or kept for their figures).
+  size_t most_chunks_held() const { return most_held_; }
 
   static constexpr size_t kChunk = 256 * 1024;
   static constexpr size_t kChunksInFlight = 4;
@@ -88,6 +88,7 @@ class ReadAheadSource : public ByteSource {
   // The consumer's own state.
   std::deque<Chunk> taken_;  // from full_; the last is being read, older ones until their figures are passed
   size_t current_pos_ = 0;   // in taken_.back()
+  size_t most_held_ = 0;
   bool done_ = false;
   std::deque<uint64_t> hits_;  // of the chunks taken, not yet passed
   std::thread thread_;
