@@ -1,5 +1,6 @@
 #include "core/json_locator.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 
@@ -16,6 +17,9 @@ std::string PointerEscape(const std::string& key) {
 }
 
 JsonLocator::JsonLocator(std::string_view text) : text_(text) {
+  line_starts_.push_back(0);
+  for (size_t i = 0; i < text_.size(); ++i)
+    if (text_[i] == '\n') line_starts_.push_back(i + 1);
   SkipSpace();
   Value("");
 }
@@ -74,15 +78,10 @@ void JsonLocator::Value(const std::string& pointer) {
 }
 
 std::string JsonLocator::WhereOffset(size_t offset) const {
-  size_t line = 1, col = 1;
-  for (size_t i = 0; i < offset && i < text_.size(); ++i) {
-    if (text_[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
+  offset = std::min(offset, text_.size());
+  auto next = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);  // the line after offset's
+  size_t line = static_cast<size_t>(next - line_starts_.begin());
+  size_t col = offset - line_starts_[line - 1] + 1;
   return std::to_string(line) + ":" + std::to_string(col);
 }
 

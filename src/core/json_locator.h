@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <map>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,7 @@ class JsonLocator {
   size_t pos_ = 0;
   int depth_ = 0;
   std::map<std::string, size_t> offsets_;
+  std::vector<size_t> line_starts_;  // offset of each line's first byte: WhereOffset is a binary search
 };
 
 /// Escapes a key for a JSON pointer ("~" -> "~0", "/" -> "~1").
