@@ -28,9 +28,10 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 // Up to 15 significant digits with at most 22 decimals: the integer of the
 // digits divided by a power of ten is exact in both parts, and the one IEEE
 // division rounds as reading the decimal would (Clinger's fast path).
+constexpr double kTens[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                            1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};  // all exact
+
 bool PlainDecimal(const char* digits, size_t length, double* value) {
-  static const double kTens[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
   bool negative = length > 0 && digits[0] == '-';
   uint64_t mantissa = 0;
   int count = 0, decimals = -1;
@@ -139,9 +140,45 @@ std::optional<int64_t> ExactCount(std::string_view rest) {
   return static_cast<int64_t>(value);
 }
 
+// The shape of nearly every size in a log, "3.30G" or "147.64MiB": up to 15
+// digits, a decimal point followed by a digit, then only letters. Read in one
+// pass; false (the general reader takes over) for anything else, errors included.
+bool SimpleSize(std::string_view text, bool decimal_units, Size* out) {
+  uint64_t mantissa = 0;
+  int digits = 0, decimals = -1;
+  size_t i = 0;
+  for (; i < text.size(); ++i) {
+    char c = text[i];
+    if (IsDigit(c)) {
+      mantissa = mantissa * 10 + static_cast<uint64_t>(c - '0');
+      if (++digits > 15) return false;
+      if (decimals >= 0) ++decimals;
+    } else if (c == '.' && decimals < 0 && digits > 0 && i + 1 < text.size() && IsDigit(text[i + 1])) {
+      decimals = 0;
+    } else {
+      break;
+    }
+  }
+  if (digits == 0) return false;
+  size_t unit_end = i;
+  while (unit_end < text.size() && IsAlpha(text[unit_end])) ++unit_end;
+  if (unit_end != text.size()) return false;
+  double multiplier = UnitMultiplier(text.substr(i), decimal_units);
+  if (multiplier == 0) return false;
+  int places = decimals < 0 ? 0 : decimals;
+  double value = static_cast<double>(mantissa) / kTens[places];  // as PlainDecimal reads it
+  double bytes = value * multiplier;
+  if (!std::isfinite(bytes) || std::fabs(bytes) > kMaxBytes) return false;
+  out->bytes = static_cast<int64_t>(std::llround(bytes));
+  out->tolerance = multiplier > 1 ? 0.5 * TenToMinus(places) * multiplier : 0;
+  return true;
+}
+
 }  // namespace
 
 std::optional<Size> ParseSize(std::string_view text, std::string* error, bool decimal_units) {
+  Size simple;
+  if (SimpleSize(text, decimal_units, &simple)) return simple;
   std::string_view s = Trim(text);
   double value;
   int decimals;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace oomlens {
 namespace {
@@ -84,6 +85,27 @@ TEST(ParseSize, ShortDecimalsReadExactlyAsFromChars) {
     auto size = ParseSize(digits + "K", &error);  // x 1024 keeps every bit of the value
     ASSERT_TRUE(size.has_value()) << digits << ": " << error;
     ASSERT_EQ(size->bytes, std::llround(expected * 1024.0)) << digits;
+  }
+}
+
+// "3.30G" takes a one-pass reader; a leading space sends the same size through the
+// general one. Both must agree on bytes, tolerance and errors.
+TEST(ParseSize, TheSimpleShapeReadsAsTheGeneralReaderReadsIt) {
+  const std::vector<std::string> units = {"", "B", "K", "KiB", "M", "MB", "G", "GiB", "g", "T", "TB", "P", "E", "X", "bytes"};
+  std::mt19937_64 rng(37);
+  std::string error_fast, error_slow;
+  for (int round = 0; round < 50000; ++round) {
+    std::string digits = std::to_string(rng() % 100000000ULL);
+    size_t dot = rng() % (digits.size() + 2);
+    if (dot > 0 && dot < digits.size()) digits.insert(dot, ".");
+    std::string text = digits + units[rng() % units.size()];
+    bool decimal = rng() % 2;
+    auto fast = ParseSize(text, &error_fast, decimal);
+    auto slow = ParseSize(" " + text, &error_slow, decimal);
+    ASSERT_EQ(fast.has_value(), slow.has_value()) << text;
+    if (!fast) continue;
+    ASSERT_EQ(fast->bytes, slow->bytes) << text;
+    ASSERT_EQ(fast->tolerance, slow->tolerance) << text;
   }
 }
 
