@@ -66,7 +66,7 @@ void ReadAheadSource::FindHits(std::string_view text, uint64_t offset, Chunk* ch
     chunk->hits.push_back(offset + pos + hit);
     size_t newline = text.find('\n', pos + hit);
     if (read_figures_) {
-      const void* before = pos + hit > 0 ? ::memrchr(text.data() + pos, '\n', hit) : nullptr;
+      const void* before = hit > 0 ? ::memrchr(text.data() + pos, '\n', hit) : nullptr;  // the hit line's start
       size_t start = before ? static_cast<size_t>(static_cast<const char*>(before) - text.data()) + 1 : pos;
       size_t end = newline == std::string_view::npos ? text.size() : newline;
       if (chunk->figure_count == chunk->figures.size()) chunk->figures.emplace_back();
