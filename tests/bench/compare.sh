@@ -25,16 +25,27 @@ need gzip gzip
 
 "$BIN" rules literals > "$WORK/literals.txt"
 
-# median wall seconds of a command, RUNS times
-seconds() {
-  local times=() t
+# Median wall seconds of each command (one string each; paths without spaces),
+# the commands run in turn RUNS times: a load that comes and goes on this shared
+# machine hits them alike. Prints the medians on one line, in order.
+alternate() {
+  local -a times=()
+  local k cmd
   for _ in $(seq "$RUNS"); do
-    # not > /dev/null: GNU grep stops at the first match when its output is /dev/null
-    /usr/bin/time -f "%e" -o "$WORK/time" "$@" > "$WORK/out" 2>&1 || true
-    t=$(tail -1 "$WORK/time")
-    times+=("$t")
+    k=0
+    for cmd in "$@"; do
+      # not > /dev/null: GNU grep stops at the first match when its output is /dev/null
+      # shellcheck disable=SC2086
+      /usr/bin/time -f "%e" -o "$WORK/time" $cmd > "$WORK/out" 2>&1 || true
+      times[k]+="$(tail -1 "$WORK/time") "
+      k=$((k + 1))
+    done
   done
-  printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+  for k in "${!times[@]}"; do
+    # shellcheck disable=SC2086
+    printf '%s\n' ${times[k]} | sort -n | awk '{a[NR]=$1} END {printf "%s ", a[int((NR+1)/2)]}'
+  done
+  echo
 }
 # peak RSS in MiB of a command run through sh
 peak_mib() {
@@ -51,7 +62,7 @@ per_gib=()  # oomlens seconds per GiB at each size: cost must grow linearly
 for mib in $SIZES_MIB; do
   log="$WORK/noise-$mib.log"
   [ -f "$log" ] || python3 tests/gen/noise_log.py "$mib" > "$log"
-  o=$(seconds "$BIN" -q "$log"); r=$(seconds rg -c -F -f "$WORK/literals.txt" "$log"); g=$(seconds grep -c -F -f "$WORK/literals.txt" "$log")
+  read -r o r g < <(alternate "$BIN -q $log" "rg -c -F -f $WORK/literals.txt $log" "grep -c -F -f $WORK/literals.txt $log")
   say "noise ${mib} MiB: oomlens ${o}s  rg ${r}s  grep ${g}s"
   per_gib+=("$(awk -v t="$o" -v m="$mib" 'BEGIN{printf "%.3f", t * 1024 / m}')")
   check "oomlens/rg (${mib} MiB)" "$(awk -v a="$o" -v b="$r" 'BEGIN{printf "%.2f", a/b}')" "<=" 1.0
@@ -70,13 +81,13 @@ mib=${SIZES_MIB%% *}
 # Flat with the number of rules: 300 more signatures, each with its own literal.
 mkdir -p "$WORK/many-rules"
 python3 tests/gen/many_signatures.py 300 > "$WORK/many-rules/generated.json"
-o=$(seconds "$BIN" -q "$WORK/noise-$mib.log"); m=$(seconds "$BIN" -q --rules "$WORK/many-rules" "$WORK/noise-$mib.log")
+read -r o m < <(alternate "$BIN -q $WORK/noise-$mib.log" "$BIN -q --rules $WORK/many-rules $WORK/noise-$mib.log")
 say "rules: $("$BIN" rules literals | wc -l) literals ${o}s, $("$BIN" --rules "$WORK/many-rules" rules literals | wc -l) literals ${m}s"
 check "cost with 300 more signatures" "$(awk -v a="$m" -v b="$o" 'BEGIN{printf "%.2f", a/b}')" "<=" 1.25
 
 storm="$WORK/storm-$mib.log"
 [ -f "$storm" ] || python3 tests/gen/noise_log.py "$mib" --storm > "$storm"
-o=$(seconds "$BIN" -q "$storm"); r=$(seconds rg -c -F -f "$WORK/literals.txt" "$storm")
+read -r o r < <(alternate "$BIN -q $storm" "rg -c -F -f $WORK/literals.txt $storm")
 say "storm ${mib} MiB: oomlens ${o}s  rg ${r}s"
 check "storm oomlens/rg" "$(awk -v a="$o" -v b="$r" 'BEGIN{printf "%.2f", a/b}')" "<=" 1.5
 
@@ -90,7 +101,8 @@ check "peak RSS one 1 GiB line" "$(peak_mib "$BIN -q $line")" "<=" 32
 
 mkdir -p "$WORK/many"
 for k in 1 2 3 4; do [ -f "$WORK/many/$k.log" ] || cp "$WORK/noise-$mib.log" "$WORK/many/$k.log"; done
-j1=$(seconds "$BIN" -q -j 1 "$WORK"/many/*.log); j2=$(seconds "$BIN" -q -j 2 "$WORK"/many/*.log)
+many=$(echo "$WORK"/many/*.log)
+read -r j1 j2 < <(alternate "$BIN -q -j 1 $many" "$BIN -q -j 2 $many")
 say "4 files: -j 1 ${j1}s  -j 2 ${j2}s"
 check "speedup -j 2" "$(awk -v a="$j1" -v b="$j2" 'BEGIN{printf "%.2f", a/b}')" ">=" 1.8
 
