@@ -2,6 +2,7 @@
 
 #include "core/count_newlines.h"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,7 +11,22 @@
 
 namespace oomlens {
 
+bool FdSource::Stopped() const {
+  for (const auto* flag : stop_)
+    if (flag && flag->load(std::memory_order_relaxed)) return true;
+  return false;
+}
+
 long FdSource::Read(char* buf, size_t n, std::string* error) {
+  while (Watched()) {
+    if (Stopped()) {
+      *error = "reading stopped";
+      return -1;
+    }
+    pollfd ready{fd_, POLLIN, 0};
+    int got = ::poll(&ready, 1, 100);
+    if (got > 0 || (got < 0 && errno != EINTR)) break;  // data, end, an error: read() tells which
+  }
   for (;;) {
     ssize_t got = ::read(fd_, buf, n);
     if (got >= 0) return static_cast<long>(got);

@@ -2,6 +2,7 @@
 #ifndef OOMLENS_CORE_LINE_READER_H_
 #define OOMLENS_CORE_LINE_READER_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -34,9 +35,19 @@ class FdSource : public ByteSource {
  public:
   explicit FdSource(int fd) : fd_(fd) {}
   long Read(char* buf, size_t n, std::string* error) override;
+  /// From now on a read waits for data in slices of 100 ms and gives up (-1)
+  /// once a given flag is true (either may be null): a pipe whose writer goes
+  /// quiet cannot hold a scan that is interrupted, or a thread asked to stop.
+  void StopWhen(const std::atomic<bool>* first, const std::atomic<bool>* second = nullptr) {
+    stop_[0] = first;
+    stop_[1] = second;
+  }
 
  private:
+  bool Stopped() const;
+  bool Watched() const { return stop_[0] || stop_[1]; }
   int fd_;
+  const std::atomic<bool>* stop_[2] = {nullptr, nullptr};
 };
 
 /// Reads from memory.

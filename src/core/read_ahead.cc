@@ -13,14 +13,16 @@ constexpr size_t kMaxFigureLine = 64 * 1024;  // longer lines are left to the sc
 
 }  // namespace
 
-ReadAheadSource::ReadAheadSource(ByteSource* inner, FigureReader* figures, ReadFigures when)
-    : inner_(inner), figures_(figures), when_(when), thread_([this] { Produce(); }) {}
+ReadAheadSource::ReadAheadSource(ByteSource* inner, FigureReader* figures, ReadFigures when,
+                                 std::atomic<bool>* stop_reads)
+    : inner_(inner), figures_(figures), when_(when), stop_reads_(stop_reads), thread_([this] { Produce(); }) {}
 
 ReadAheadSource::~ReadAheadSource() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
   }
+  if (stop_reads_) stop_reads_->store(true);
   free_.notify_all();
   thread_.join();
 }

@@ -11,6 +11,7 @@
 #ifndef OOMLENS_CORE_READ_AHEAD_H_
 #define OOMLENS_CORE_READ_AHEAD_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -32,7 +33,10 @@ class ReadAheadSource : public ByteSource {
   /// terminal) on its own thread. figures (used by that thread only) and its
   /// rules outlive this object.
   enum class ReadFigures { kWhenBehind, kAlways, kNever };  // kAlways and kNever: for tests
-  ReadAheadSource(ByteSource* inner, FigureReader* figures, ReadFigures when = ReadFigures::kWhenBehind);
+  /// stop_reads, when given, is set before the thread is joined: the source
+  /// under inner watches it (FdSource::StopWhen) so a quiet pipe cannot hold the thread.
+  ReadAheadSource(ByteSource* inner, FigureReader* figures, ReadFigures when = ReadFigures::kWhenBehind,
+                  std::atomic<bool>* stop_reads = nullptr);
   ~ReadAheadSource() override;  // stops the thread
   ReadAheadSource(const ReadAheadSource&) = delete;
   ReadAheadSource& operator=(const ReadAheadSource&) = delete;
@@ -73,6 +77,7 @@ class ReadAheadSource : public ByteSource {
   ByteSource* inner_;
   FigureReader* figures_;
   ReadFigures when_;
+  std::atomic<bool>* stop_reads_;
   bool read_figures_ = false;  // for the chunk being searched: the scanner is behind
   // The producer's own state.
   std::string carry_;          // the line the last chunk left unfinished

@@ -92,6 +92,7 @@ struct Scanner::State {
         report.problems.resize(kMaxProblems);
       }
     }
+    if (options.cancel && options.cancel->load(std::memory_order_relaxed)) report.interrupted = true;  // also at the end
     recognizer.Finish();
     InputSummary summary{name, reader.lines_read(), reader.bytes_read(),
                          reader.error().empty() && !report.interrupted};
@@ -113,17 +114,21 @@ Scanner::~Scanner() = default;
 
 bool Scanner::ScanFd(int fd, const std::string& name, const std::string& host) {
   FdSource raw(fd);
+  raw.StopWhen(state_->options.cancel);  // an interrupt ends a wait on a quiet pipe
   std::string format;
   std::unique_ptr<ByteSource> source = OpenDecompressing(&raw, &format);
+  // Files and pipes are read ahead; a terminal is a person pasting, with nothing to gain.
   struct stat st;
-  bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);  // a read there never waits for a person
-  if (state_->options.read_ahead && regular) {
+  bool file_or_pipe = ::fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode));
+  if (state_->options.read_ahead && file_or_pipe && !::isatty(fd)) {
+    std::atomic<bool> stop_reading{false};
+    raw.StopWhen(state_->options.cancel, &stop_reading);
     FigureReader figures(state_->rules.data(), state_->recognizer.shared_prefilter());
     using Mode = ReadAheadSource::ReadFigures;
     Mode when = state_->options.ahead_figures == ScanOptions::AheadFigures::kAlways  ? Mode::kAlways
                 : state_->options.ahead_figures == ScanOptions::AheadFigures::kNever ? Mode::kNever
                                                                                      : Mode::kWhenBehind;
-    ReadAheadSource ahead(source.get(), &figures, when);
+    ReadAheadSource ahead(source.get(), &figures, when, &stop_reading);
     return state_->Scan(&ahead, name, host, &ahead);
   }
   return state_->Scan(source.get(), name, host);

@@ -4,9 +4,13 @@
 #include "core/read_ahead.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <random>
+#include <thread>
+#include <chrono>
+#include <atomic>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -85,6 +89,44 @@ TEST_F(ReadAheadTest, LiteralsAcrossChunksLongLinesAndAnUnfinishedLastLine) {
   ExpectSameReport(dir.Write("mixed.log", log));
   std::string json = ScanToJson(dir.path() + "/mixed.log", true);
   EXPECT_NE(json.find("tpu_program_load"), std::string::npos);  // the messages were found, not just agreed on
+}
+
+// An interrupted scan of a pipe whose writer has gone quiet ends without waiting
+// for the writer: the second batch, written only after the scan returned (or after
+// 5 s, should it hang), must not be in the report.
+TEST_F(ReadAheadTest, AnInterruptEndsAWaitOnAQuietPipe) {
+  for (bool read_ahead : {true, false}) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    std::string batch;
+    for (int i = 0; i < 50; ++i) batch += "I1130 12:00:00.000000  77 train.py:9] step " + std::to_string(i) + "\n";
+    ASSERT_EQ(::write(fds[1], batch.data(), batch.size()), static_cast<ssize_t>(batch.size()));
+    std::atomic<bool> returned{false};
+    std::thread writer([&] {
+      for (int tick = 0; tick < 500 && !returned.load(); ++tick) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      (void)!::write(fds[1], batch.data(), batch.size());
+      ::close(fds[1]);
+    });
+    std::atomic<bool> cancel{false};
+    ScanOptions options;
+    options.read_ahead = read_ahead;
+    options.cancel = &cancel;
+    Scanner scanner(rules_, options);
+    std::thread interrupt([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the first batch is read by then
+      cancel.store(true);
+    });
+    bool ok = scanner.ScanFd(fds[0], "<pipe>", "");
+    returned.store(true);
+    interrupt.join();
+    writer.join();
+    ::close(fds[0]);
+    Report report = scanner.Finish();
+    EXPECT_FALSE(ok) << read_ahead;
+    EXPECT_TRUE(report.interrupted) << read_ahead;
+    ASSERT_EQ(report.inputs.size(), 1u);
+    EXPECT_LE(report.inputs[0].lines, 50u) << "the scan waited for the writer (read ahead: " << read_ahead << ")";
+  }
 }
 
 TEST_F(ReadAheadTest, HoldsAFewChunksWhateverTheLineLength) {
