@@ -32,7 +32,7 @@ struct ScanOptions {
   /// Polled while reading; when it turns true the scan stops (Scan* return false
   /// and the report is marked interrupted). May be null.
   const std::atomic<bool>* cancel = nullptr;
-  /// Read regular files on a second thread, which also finds the lines worth
+  /// Read files and pipes on a second thread, which also finds the lines worth
   /// recognising (one more core busy; the same report).
   bool read_ahead = false;
   /// With read_ahead: which figure lines the second thread reads (tests set
