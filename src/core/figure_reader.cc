@@ -21,6 +21,12 @@ const FactValue* FigureFacts::Find(const FactInfo* info) const {
   return nullptr;
 }
 
+std::string_view FigureFacts::Identity(std::string_view name) const {
+  for (auto it = identities.rbegin(); it != identities.rend(); ++it)
+    if (it->first->name == name) return it->second;
+  return "";
+}
+
 bool FigureFacts::HasRequired(const Signature& sig) const {
   for (const auto& name : sig.require) {
     bool found = std::any_of(facts.begin(), facts.end(), [&name](const auto& f) { return f.first->name == name; });
@@ -64,7 +70,7 @@ void FigureReader::ReadFacts(const Signature& sig, std::string_view message, Fig
     MatchFacts(pattern, message, [out](const FactGroup& group, std::string_view value) {
       const FactInfo* info = group.info;
       if (info->type == FactType::kIdentity) {
-        if (info->name == "host") out->host = std::string(value);
+        out->identities.emplace_back(info, std::string(value));
         return;
       }
       FactValue v;

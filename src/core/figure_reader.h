@@ -26,15 +26,17 @@ bool Supersedes(const FactValue& value, const FactValue& old);
 
 /// What a figure line holds, read once.
 struct FigureFacts {
-  std::vector<std::pair<const FactInfo*, FactValue>> facts;  // each fact once
-  std::string host;                   // a host fact, empty when none
+  std::vector<std::pair<const FactInfo*, FactValue>> facts;         // each fact once
+  std::vector<std::pair<const FactInfo*, std::string>> identities;  // host, device ..., as captured
   std::vector<std::string> warnings;  // values that could not be read ("ignored X: why")
   void Clear() {
     facts.clear();
-    host.clear();
+    identities.clear();
     warnings.clear();
   }
   const FactValue* Find(const FactInfo* info) const;
+  /// The last value captured for the identity named name, "" when none.
+  std::string_view Identity(std::string_view name) const;
   /// Whether every fact sig requires is there.
   bool HasRequired(const Signature& sig) const;
 };

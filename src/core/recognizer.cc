@@ -35,17 +35,21 @@ void KeepFact(const std::string& name, FactValue value, Facts* facts) {
 
 std::string Where(const Location& where) { return where.input + ":" + std::to_string(where.line); }
 
+// An identity fact goes to its field of the event.
+void SetIdentity(const std::string& name, std::string value, Event* event) {
+  if (name == "replica") event->replica = std::move(value);
+  else if (name == "partition") event->partition = std::move(value);
+  else if (name == "host") event->host = std::move(value);
+  else if (name == "device") event->device = std::move(value);
+  else if (name == "rank") event->rank = std::move(value);
+}
+
 // Records one captured value on the event: identities in their fields, facts
 // in the map.
 void Record(const FactGroup& group, std::string_view text, Event* event, std::vector<Problem>* problems) {
   const FactInfo& info = *group.info;
   if (info.type == FactType::kIdentity) {
-    std::string value(text);
-    if (info.name == "replica") event->replica = value;
-    else if (info.name == "partition") event->partition = value;
-    else if (info.name == "host") event->host = value;
-    else if (info.name == "device") event->device = value;
-    else if (info.name == "rank") event->rank = value;
+    SetIdentity(info.name, std::string(text), event);
     return;
   }
   FactValue value;
@@ -246,34 +250,36 @@ Event Recognizer::NewEvent(const Signature& sig, const LineContext& context, con
   return event;
 }
 
+// A memory figure or a sign of progress, read at once from its line: as a view
+// for the figure sink (the scanner), else as an event (rule samples, tests).
 void Recognizer::EmitFigure(const Signature& sig, const CleanLine& line, uint64_t number) {
+  figure_facts_.Clear();
+  FigureReader::ReadFacts(sig, line.message.substr(0, kMaxMessageBytes), &figure_facts_);
+  double time_seconds = TimestampSeconds(line.context.timestamp).value_or(-1);
   if (figure_sink_) {
-    EmitFigureView(sig, line, number);
+    SendFigure(sig, figure_facts_, line.context.host, time_seconds, number);
     return;
   }
+  if (!FigureComplete(sig, figure_facts_, number)) return;
   Event event = NewEvent(sig, line.context, Location{input_, number});
-  std::string_view text = line.message.substr(0, kMaxMessageBytes);
-  for (const auto& pattern : sig.facts) {
-    MatchFacts(pattern, text, [&](const FactGroup& group, std::string_view value) { Record(group, value, &event, problems_); });
-  }
-  for (const auto& name : sig.require)
-    if (!event.facts.count(name)) return;  // a figure without its number: nothing to add
+  for (const auto& [info, value] : figure_facts_.facts) event.facts[info->name] = value;
+  for (const auto& [info, value] : figure_facts_.identities) SetIdentity(info->name, value, &event);
   sink_(std::move(event));
 }
 
-// The same as an event, read into scratch space and handed over as a view.
-void Recognizer::EmitFigureView(const Signature& sig, const CleanLine& line, uint64_t number) {
-  figure_facts_.Clear();
-  FigureReader::ReadFacts(sig, line.message.substr(0, kMaxMessageBytes), &figure_facts_);
-  SendFigure(sig, figure_facts_, line.context.host, TimestampSeconds(line.context.timestamp).value_or(-1), number);
+// Reports the values a figure line had that could not be read; true when the
+// figure has every fact its signature requires.
+bool Recognizer::FigureComplete(const Signature& sig, const FigureFacts& facts, uint64_t number) {
+  for (const auto& warning : facts.warnings)
+    problems_->push_back(Problem{Problem::Severity::kWarning, input_ + ":" + std::to_string(number), warning,
+                                 "the rest of the message was read"});
+  return facts.HasRequired(sig);  // a figure without its number: nothing to add
 }
 
 void Recognizer::SendFigure(const Signature& sig, const FigureFacts& facts, const std::string& prefix_host,
                             double time_seconds, uint64_t number) {
-  for (const auto& warning : facts.warnings)
-    problems_->push_back(Problem{Problem::Severity::kWarning, input_ + ":" + std::to_string(number), warning,
-                                 "the rest of the message was read"});
-  if (!facts.HasRequired(sig)) return;  // a figure without its number: nothing to add
+  if (!FigureComplete(sig, facts, number)) return;
+  std::string_view host_fact = facts.Identity("host");
   Figure figure;
   figure.series = sig.series;
   figure.title = sig.title;
@@ -281,7 +287,7 @@ void Recognizer::SendFigure(const Signature& sig, const FigureFacts& facts, cons
   figure.input = &input_;
   figure.input_index = input_index_;
   figure.line = number;
-  figure.host = !facts.host.empty() ? facts.host : !prefix_host.empty() ? prefix_host : default_host_;
+  figure.host = !host_fact.empty() ? host_fact : !prefix_host.empty() ? std::string_view(prefix_host) : default_host_;
   figure.time_seconds = time_seconds;
   figure.used = facts.Find(figure_infos_.used);
   figure.limit = facts.Find(figure_infos_.limit);

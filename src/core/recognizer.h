@@ -94,7 +94,7 @@ class Recognizer {
   void OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number);
   Event NewEvent(const Signature& sig, const LineContext& context, const Location& where) const;
   void EmitFigure(const Signature& sig, const CleanLine& line, uint64_t number);
-  void EmitFigureView(const Signature& sig, const CleanLine& line, uint64_t number);
+  bool FigureComplete(const Signature& sig, const FigureFacts& facts, uint64_t number);
   void SendFigure(const Signature& sig, const FigureFacts& facts, const std::string& prefix_host, double time_seconds,
                   uint64_t number);
   Step Continue(Open* open, const CleanLine& line);
@@ -114,7 +114,7 @@ class Recognizer {
   struct FigureInfos {
     const FactInfo *used, *limit, *key, *program;
   } figure_infos_{};
-  FigureFacts figure_facts_;  // scratch of EmitFigureView
+  FigureFacts figure_facts_;  // scratch of EmitFigure
   std::vector<Problem>* problems_;
   std::shared_ptr<const Prefilter> prefilter_;
   LineCleaner cleaner_;
