@@ -9,13 +9,17 @@ namespace {
 // A line longer than this is handed to the scanner as a candidate whole (it
 // reads long lines cut anyway), so the read-ahead never holds more of one line.
 constexpr size_t kMaxCarry = 1 << 20;
-constexpr size_t kMaxFigureLine = 64 * 1024;  // longer lines are left to the scanner
 
 }  // namespace
 
-ReadAheadSource::ReadAheadSource(ByteSource* inner, FigureReader* figures, ReadFigures when,
+ReadAheadSource::ReadAheadSource(ByteSource* inner, FigureReader* figures, ReadFigures when, size_t max_line,
                                  std::atomic<bool>* stop_reads)
-    : inner_(inner), figures_(figures), when_(when), stop_reads_(stop_reads), thread_([this] { Produce(); }) {}
+    : inner_(inner),
+      figures_(figures),
+      when_(when),
+      max_figure_line_(std::min(max_line, kMaxMessageBytes)),  // the scanner would see a longer line cut
+      stop_reads_(stop_reads),
+      thread_([this] { Produce(); }) {}
 
 ReadAheadSource::~ReadAheadSource() {
   {
@@ -73,7 +77,7 @@ void ReadAheadSource::FindHits(std::string_view text, uint64_t offset, Chunk* ch
       size_t end = newline == std::string_view::npos ? text.size() : newline;
       if (chunk->figure_count == chunk->figures.size()) chunk->figures.emplace_back();
       PreparedFigure* figure = &chunk->figures[chunk->figure_count];
-      if (end - start <= kMaxFigureLine && figures_->Prepare(text.substr(start, end - start), offset + start, figure))
+      if (end - start <= max_figure_line_ && figures_->Prepare(text.substr(start, end - start), offset + start, figure))
         ++chunk->figure_count;
     }
     if (newline == std::string_view::npos) return;

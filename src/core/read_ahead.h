@@ -24,19 +24,20 @@
 #include "core/figure_reader.h"
 #include "core/line_reader.h"
 #include "core/prefilter.h"
+#include "oomlens/scanner.h"
 
 namespace oomlens {
 
 class ReadAheadSource : public ByteSource {
  public:
-  /// Starts reading inner (which must not block forever: a file, not a
-  /// terminal) on its own thread. figures (used by that thread only) and its
-  /// rules outlive this object.
-  enum class ReadFigures { kWhenBehind, kAlways, kNever };  // kAlways and kNever: for tests
-  /// stop_reads, when given, is set before the thread is joined: the source
-  /// under inner watches it (FdSource::StopWhen) so a quiet pipe cannot hold the thread.
+  using ReadFigures = ScanOptions::AheadFigures;
+  /// Starts reading inner on its own thread. figures (used by that thread only)
+  /// and its rules outlive this object. Figure lines longer than max_line are
+  /// left to the scanner (which reads them cut). stop_reads, when given, is set
+  /// before the thread is joined: the source under inner watches it
+  /// (FdSource::StopWhen), so a quiet pipe cannot hold the thread.
   ReadAheadSource(ByteSource* inner, FigureReader* figures, ReadFigures when = ReadFigures::kWhenBehind,
-                  std::atomic<bool>* stop_reads = nullptr);
+                  size_t max_line = LineReader::kDefaultMaxLine, std::atomic<bool>* stop_reads = nullptr);
   ~ReadAheadSource() override;  // stops the thread
   ReadAheadSource(const ReadAheadSource&) = delete;
   ReadAheadSource& operator=(const ReadAheadSource&) = delete;
@@ -77,6 +78,7 @@ class ReadAheadSource : public ByteSource {
   ByteSource* inner_;
   FigureReader* figures_;
   ReadFigures when_;
+  size_t max_figure_line_;
   std::atomic<bool>* stop_reads_;
   bool read_figures_ = false;  // for the chunk being searched: the scanner is behind
   // The producer's own state.

@@ -124,11 +124,8 @@ bool Scanner::ScanFd(int fd, const std::string& name, const std::string& host) {
     std::atomic<bool> stop_reading{false};
     raw.StopWhen(state_->options.cancel, &stop_reading);
     FigureReader figures(state_->rules.data(), state_->recognizer.shared_prefilter());
-    using Mode = ReadAheadSource::ReadFigures;
-    Mode when = state_->options.ahead_figures == ScanOptions::AheadFigures::kAlways  ? Mode::kAlways
-                : state_->options.ahead_figures == ScanOptions::AheadFigures::kNever ? Mode::kNever
-                                                                                     : Mode::kWhenBehind;
-    ReadAheadSource ahead(source.get(), &figures, when, &stop_reading);
+    ReadAheadSource ahead(source.get(), &figures, state_->options.ahead_figures, state_->options.max_line_bytes,
+                          &stop_reading);
     return state_->Scan(&ahead, name, host, &ahead);
   }
   return state_->Scan(source.get(), name, host);

@@ -31,10 +31,12 @@ class ReadAheadTest : public ::testing::Test {
     ASSERT_TRUE(rules_.LoadBuiltin(&problems));
   }
   std::string ScanToJson(const std::string& path, bool read_ahead,
-                         ScanOptions::AheadFigures figures = ScanOptions::AheadFigures::kWhenBehind) {
+                         ScanOptions::AheadFigures figures = ScanOptions::AheadFigures::kWhenBehind,
+                         size_t max_line = LineReader::kDefaultMaxLine) {
     ScanOptions options;
     options.read_ahead = read_ahead;
     options.ahead_figures = figures;
+    options.max_line_bytes = max_line;
     Scanner scanner(rules_, options);
     scanner.ScanFile(path, "");
     std::ostringstream out;
@@ -129,13 +131,29 @@ TEST_F(ReadAheadTest, AnInterruptEndsAWaitOnAQuietPipe) {
   }
 }
 
+// A figure line longer than the line cap is read cut by the scanner; the
+// read-ahead thread must not read it whole instead.
+TEST_F(ReadAheadTest, FigureLinesPastTheLineCapAreReadCutEitherWay) {
+  std::string text;  // a growing series on one device, then an OOM the series is attached to
+  for (int i = 0; i < 8; ++i)
+    text += "Using (GB) " + std::to_string(10 + 2 * i) + ".00 / 30.75" + std::string(60, ' ') +
+            "(11.0%) on TPU_0(process=0)\n";
+  text += "Attempting to reserve 29.49G at the bottom of memory.\n";
+  ScratchDir dir;
+  std::string path = dir.Write("long_figures.log", text);
+  std::string alone = ScanToJson(path, false, ScanOptions::AheadFigures::kWhenBehind, 64);
+  EXPECT_EQ(FirstDifference(ScanToJson(path, true, ScanOptions::AheadFigures::kAlways, 64), alone), "");
+  EXPECT_NE(alone.find("series_name"), std::string::npos);  // the figures are in the report
+  EXPECT_EQ(alone.find("TPU_"), std::string::npos);         // but not the device, past the cut
+}
+
 TEST_F(ReadAheadTest, HoldsAFewChunksWhateverTheLineLength) {
   std::string text = "Memstats: step 1: Using (GB) 3.30 / 30.75 (11.0%) on TPU_1(process=0,(1,0,0,0))\n";
   text += std::string(40 * ReadAheadSource::kChunk, 'x') + "\n";  // one line, cut by the reader at 4 MiB
   text += "Memstats: step 2: Using (GB) 3.40 / 30.75 (11.0%) on TPU_1(process=0,(1,0,0,0))\n";
   StringSource source(text);
   FigureReader figures(rules_.data(), std::make_shared<const Prefilter>(rules_.Literals()));
-  ReadAheadSource ahead(&source, &figures, ReadAheadSource::ReadFigures::kAlways);
+  ReadAheadSource ahead(&source, &figures, ScanOptions::AheadFigures::kAlways);
   LineReader reader(&ahead);
   Line line;
   size_t lines = 0;
@@ -155,7 +173,7 @@ TEST_F(ReadAheadTest, TheSecondThreadReadsFigureLinesForTheScanner) {
   text += "E1130 12:00:01.000000  77 tpu.cc:1] RESOURCE_EXHAUSTED: Attempting to reserve 29.49G at the bottom of memory.\n";
   StringSource source(text);
   FigureReader figures(rules_.data(), std::make_shared<const Prefilter>(rules_.Literals()));
-  ReadAheadSource ahead(&source, &figures, ReadAheadSource::ReadFigures::kAlways);
+  ReadAheadSource ahead(&source, &figures, ScanOptions::AheadFigures::kAlways);
   LineReader reader(&ahead);
   std::vector<uint64_t> candidates;
   Line line;
