@@ -140,37 +140,32 @@ std::optional<int64_t> ExactCount(std::string_view rest) {
   return static_cast<int64_t>(value);
 }
 
-// The shape of nearly every size in a log, "3.30G" or "147.64MiB": up to 15
-// digits, a decimal point followed by a digit, then only letters. Read in one
-// pass; false (the general reader takes over) for anything else, errors included.
+// The shape of nearly every size in a log, "3.30G" or "147.64MiB": digits, a
+// decimal point followed by a digit, then only letters. Read without the general
+// reader's trimming and copying; false (the general reader takes over) for
+// anything else, errors included.
 bool SimpleSize(std::string_view text, bool decimal_units, Size* out) {
-  uint64_t mantissa = 0;
-  int digits = 0, decimals = -1;
   size_t i = 0;
+  int decimals = -1;
   for (; i < text.size(); ++i) {
-    char c = text[i];
-    if (IsDigit(c)) {
-      mantissa = mantissa * 10 + static_cast<uint64_t>(c - '0');
-      if (++digits > 15) return false;
+    if (IsDigit(text[i])) {
       if (decimals >= 0) ++decimals;
-    } else if (c == '.' && decimals < 0 && digits > 0 && i + 1 < text.size() && IsDigit(text[i + 1])) {
+    } else if (text[i] == '.' && decimals < 0 && i > 0 && i + 1 < text.size() && IsDigit(text[i + 1])) {
       decimals = 0;
     } else {
       break;
     }
   }
-  if (digits == 0) return false;
-  size_t unit_end = i;
-  while (unit_end < text.size() && IsAlpha(text[unit_end])) ++unit_end;
-  if (unit_end != text.size()) return false;
+  if (i == 0) return false;
+  for (size_t u = i; u < text.size(); ++u)
+    if (!IsAlpha(text[u])) return false;
   double multiplier = UnitMultiplier(text.substr(i), decimal_units);
-  if (multiplier == 0) return false;
-  int places = decimals < 0 ? 0 : decimals;
-  double value = static_cast<double>(mantissa) / kTens[places];  // as PlainDecimal reads it
+  double value = 0;
+  if (multiplier == 0 || !PlainDecimal(text.data(), i, &value)) return false;
   double bytes = value * multiplier;
   if (!std::isfinite(bytes) || std::fabs(bytes) > kMaxBytes) return false;
   out->bytes = static_cast<int64_t>(std::llround(bytes));
-  out->tolerance = multiplier > 1 ? 0.5 * TenToMinus(places) * multiplier : 0;
+  out->tolerance = multiplier > 1 ? 0.5 * TenToMinus(decimals < 0 ? 0 : decimals) * multiplier : 0;
   return true;
 }
 
