@@ -139,7 +139,7 @@ long ReadAheadSource::Read(char* buf, size_t n, std::string* error) {
     hits_.insert(hits_.end(), taken_.back().hits.begin(), taken_.back().hits.end());
     current_pos_ = 0;
     most_held_ = std::max(most_held_, taken_.size());
-    ReleaseRead();
+    GiveBack();
   }
   const Chunk& current = taken_.back();
   size_t count = std::min(n, current.size - current_pos_);
@@ -148,9 +148,21 @@ long ReadAheadSource::Read(char* buf, size_t n, std::string* error) {
   return static_cast<long>(count);
 }
 
-// Gives back the chunks read whose figures were all passed (or that had none):
-// a scanner deep in one long line calls neither Find nor PreparedAt.
-void ReadAheadSource::ReleaseRead() {
+// Moves the scanner's place in the figures past those before offset; returns
+// the first figure not passed, or null.
+PreparedFigure* ReadAheadSource::Pass(uint64_t offset) {
+  for (Chunk& chunk : taken_) {
+    size_t& i = chunk.scan_cursor;
+    while (i < chunk.figure_count && chunk.figures[i].offset < offset) ++i;
+    if (i < chunk.figure_count) return &chunk.figures[i];
+  }
+  return nullptr;
+}
+
+// Gives back the chunks read whose figures were all passed (or that had none);
+// the chunk being read stays. Also called as chunks are read: a scanner deep in
+// one long line calls neither Find nor PreparedAt.
+void ReadAheadSource::GiveBack() {
   for (size_t k = 0; k + 1 < taken_.size();) {
     if (taken_[k].scan_cursor < taken_[k].figure_count) {
       ++k;
@@ -164,35 +176,16 @@ void ReadAheadSource::ReleaseRead() {
   }
 }
 
-// Gives chunks back to the reading thread once the scanner is past their
-// figures (the chunk being read stays).
-void ReadAheadSource::Release(uint64_t offset) {
-  while (taken_.size() > 1) {
-    Chunk& oldest = taken_.front();
-    size_t& i = oldest.scan_cursor;
-    while (i < oldest.figure_count && oldest.figures[i].offset < offset) ++i;
-    if (i < oldest.figure_count) return;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      spare_.push_back(std::move(oldest));
-    }
-    taken_.pop_front();
-  }
-}
-
 const PreparedFigure* ReadAheadSource::PreparedAt(uint64_t offset) {
-  Release(offset);
-  for (size_t k = 0; k < taken_.size(); ++k) {
-    Chunk& chunk = taken_[k];
-    size_t& i = chunk.scan_cursor;
-    while (i < chunk.figure_count && chunk.figures[i].offset < offset) ++i;
-    if (i < chunk.figure_count) return chunk.figures[i].offset == offset ? &chunk.figures[i] : nullptr;
-  }
-  return nullptr;
+  Pass(offset);
+  GiveBack();
+  const PreparedFigure* next = Pass(offset);  // again: erasing from a deque may move the chunks left
+  return next && next->offset == offset ? next : nullptr;
 }
 
 size_t ReadAheadSource::Find(std::string_view text, uint64_t offset) {
-  Release(offset);
+  Pass(offset);
+  GiveBack();
   while (!hits_.empty() && hits_.front() < offset) hits_.pop_front();
   if (hits_.empty() || hits_.front() >= offset + text.size()) return std::string_view::npos;
   return static_cast<size_t>(hits_.front() - offset);

@@ -48,7 +48,8 @@ class ReadAheadSource : public ByteSource {
   /// holding one, or npos.
   size_t Find(std::string_view text, uint64_t offset);
   /// The figure read ahead from the line at input offset `offset`, or null.
-  /// Offsets must not decrease from call to call.
+  /// The offsets given to Find and PreparedAt must not decrease from call to
+  /// call (the scanner's order): figures before them are let go.
   const PreparedFigure* PreparedAt(uint64_t offset);
   /// The most chunks the scanner's side held at once (read, or kept for their figures).
   size_t most_chunks_held() const { return most_held_; }
@@ -72,8 +73,8 @@ class ReadAheadSource : public ByteSource {
   // `offset`, into the chunk; reads the figures among them when read_figures_.
   void FindHits(std::string_view text, uint64_t offset, Chunk* chunk);
   void SearchChunk(Chunk* chunk);
-  void Release(uint64_t offset);
-  void ReleaseRead();
+  PreparedFigure* Pass(uint64_t offset);
+  void GiveBack();
 
   ByteSource* inner_;
   FigureReader* figures_;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <thread>
 #include <chrono>
@@ -176,22 +177,25 @@ TEST_F(ReadAheadTest, TheSecondThreadReadsFigureLinesForTheScanner) {
   ReadAheadSource ahead(&source, &figures, ScanOptions::AheadFigures::kAlways);
   LineReader reader(&ahead);
   std::vector<uint64_t> candidates;
+  std::vector<std::optional<PreparedFigure>> prepared;  // asked for as the scanner does, line by line
   Line line;
   for (;;) {
     reader.SkipUntil([&ahead](std::string_view t, uint64_t offset) { return ahead.Find(t, offset); });
     if (!reader.Next(&line)) break;
     candidates.push_back(line.offset);
+    const PreparedFigure* read_ahead = ahead.PreparedAt(line.offset);
+    prepared.push_back(read_ahead ? std::optional<PreparedFigure>(*read_ahead) : std::nullopt);
   }
   ASSERT_EQ(candidates.size(), 2u);  // the figure and the OOM; not the step line
   EXPECT_EQ(candidates[0], figure_offset);
-  const PreparedFigure* figure = ahead.PreparedAt(figure_offset);
+  const PreparedFigure* figure = prepared[0] ? &*prepared[0] : nullptr;
   ASSERT_NE(figure, nullptr);
   EXPECT_EQ(figure->sig->id, "maxtext_memstats");
   const FactValue* used = figure->figure.Find(FindFact("sample_used_bytes"));
   ASSERT_NE(used, nullptr);
   EXPECT_EQ(used->text, "3.30G");
   EXPECT_EQ(used->integer, static_cast<int64_t>(3.30 * (1 << 30) + 0.5));
-  EXPECT_EQ(ahead.PreparedAt(candidates[1]), nullptr);  // an OOM message is the recogniser's
+  EXPECT_FALSE(prepared[1].has_value());  // an OOM message is the recogniser's
 }
 
 }  // namespace
