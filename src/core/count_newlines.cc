@@ -2,10 +2,7 @@
 
 #include <algorithm>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define OOMLENS_HAVE_AVX2_PATH 1
-#endif
+#include "core/simd.h"
 
 namespace oomlens {
 namespace {
@@ -37,8 +34,7 @@ __attribute__((target("avx2"))) size_t CountAvx2(const char* text, size_t size, 
 size_t CountNewlines(const char* text, size_t size) {
   size_t count = 0, done = 0;
 #ifdef OOMLENS_HAVE_AVX2_PATH
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) count = CountAvx2(text, size, &done);
+  if (CpuHasAvx2()) count = CountAvx2(text, size, &done);
 #endif
   return count + static_cast<size_t>(std::count(text + done, text + size, '\n'));
 }

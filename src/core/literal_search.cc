@@ -5,10 +5,7 @@
 #include <cstring>
 #include <limits>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define OOMLENS_HAVE_AVX2_PATH 1
-#endif
+#include "core/simd.h"
 
 namespace oomlens {
 namespace {
@@ -179,11 +176,6 @@ __attribute__((target("avx2"))) size_t NextWindowAvx2(const uint8_t (*low_nibble
   *mask = 0;
   return w;
 }
-
-bool CpuHasAvx2() {
-  static const bool has = __builtin_cpu_supports("avx2");
-  return has;
-}
 #endif
 
 }  // namespace
@@ -222,9 +214,7 @@ std::unique_ptr<LiteralSearch> LiteralSearch::Build(const std::vector<std::strin
     search->entries_.insert(search->entries_.end(), bucket.begin(), bucket.end());
   }
   search->bucket_start_.push_back(static_cast<uint32_t>(search->entries_.size()));
-#ifdef OOMLENS_HAVE_AVX2_PATH
   search->tables_->avx2 = first_pass == FirstPass::kFastest && CpuHasAvx2();
-#endif
   return search;
 }
 
