@@ -60,10 +60,6 @@ size_t Prefilter::Find(std::string_view text) const {
   return static_cast<size_t>(match.data() - text.data());
 }
 
-}  // namespace oomlens
-
-namespace oomlens {
-
 bool Prefilter::Which(std::string_view text, std::vector<size_t>* present) const {
   present->clear();
   if (search_) {
