@@ -2,10 +2,10 @@
 #include <algorithm>
 #include <set>
 
-#include "core/decide.h"
-#include "core/derive.h"
-#include "core/recognizer.h"
-#include "core/rule_data.h"
+#include "core/analyze/decide.h"
+#include "core/analyze/derive.h"
+#include "core/recognize/recognizer.h"
+#include "core/rules/rule_data.h"
 #include "oomlens/rules.h"
 
 namespace oomlens {

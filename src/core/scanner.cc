@@ -10,16 +10,16 @@
 #include <cerrno>
 #include <cstring>
 
-#include "core/correlate.h"
-#include "core/decompress.h"
-#include "core/decide.h"
-#include "core/derive.h"
-#include "core/grouping.h"
-#include "core/line_reader.h"
-#include "core/read_ahead.h"
-#include "core/recognizer.h"
-#include "core/history.h"
-#include "core/series.h"
+#include "core/analyze/correlate.h"
+#include "core/input/decompress.h"
+#include "core/analyze/decide.h"
+#include "core/analyze/derive.h"
+#include "core/analyze/grouping.h"
+#include "core/input/line_reader.h"
+#include "core/recognize/read_ahead.h"
+#include "core/recognize/recognizer.h"
+#include "core/analyze/history.h"
+#include "core/analyze/series.h"
 
 namespace oomlens {
 namespace {

@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "core/decide.h"
-#include "core/line_cleaner.h"
-#include "core/literal_search.h"
-#include "core/prefilter.h"
-#include "core/recognizer.h"
-#include "core/signature_patterns.h"
+#include "core/analyze/decide.h"
+#include "core/input/line_cleaner.h"
+#include "core/rules/literal_search.h"
+#include "core/rules/prefilter.h"
+#include "core/recognize/recognizer.h"
+#include "core/rules/signature_patterns.h"
 #include "oomlens/rules.h"
 #include "oomlens/scanner.h"
 #include "oomlens/size.h"

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/expr.h"
-#include "core/template.h"
+#include "core/rules/expr.h"
+#include "core/rules/template.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 4096) return 0;

@@ -1,0 +1,139 @@
+#include "core/analyze/allocation_summary.h"
+
+#include "core/model/fact_values.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "oomlens/size.h"
+
+namespace oomlens {
+namespace {
+
+const FactValue* Field(const Allocation& a, const char* name) {
+  auto it = a.fields.find(name);
+  return it == a.fields.end() ? nullptr : &it->second;
+}
+
+std::string Lower(const std::string& s) {
+  std::string out = s;
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+struct Tally {
+  int64_t count = 0, bytes = 0;
+};
+
+// The largest tallies (by bytes, then key), as groups with their share of total.
+void KeepLargest(const char* by, const std::map<std::string, Tally>& tallies, int64_t min_count, int64_t total,
+                 std::vector<AllocationGroup>* groups) {
+  std::vector<AllocationGroup> all;
+  for (const auto& [key, t] : tallies) {
+    if (t.count < min_count) continue;
+    double share = total > 0 ? static_cast<double>(t.bytes) / static_cast<double>(total) : 0;
+    all.push_back(AllocationGroup{by, key, t.count, t.bytes, share});
+  }
+  std::stable_sort(all.begin(), all.end(),
+                   [](const AllocationGroup& a, const AllocationGroup& b) { return a.bytes > b.bytes; });
+  if (all.size() > kGroupsKept) all.resize(kGroupsKept);
+  groups->insert(groups->end(), all.begin(), all.end());
+}
+
+const AllocationGroup* First(const std::vector<AllocationGroup>& groups, const std::string& by) {
+  for (const auto& g : groups)
+    if (g.by == by) return &g;
+  return nullptr;
+}
+
+// The identical-buffer group a leak would show as: the largest of those with
+// many copies (a few copies are normal: parameters and optimizer moments share
+// shapes), else the largest.
+const AllocationGroup* MostSuspicious(const std::vector<AllocationGroup>& groups) {
+  const int64_t kManyCopies = 8;
+  for (const auto& g : groups)
+    if (g.by == "identical" && g.count >= kManyCopies) return &g;
+  return First(groups, "identical");
+}
+
+}  // namespace
+
+const char* AllocationState(const Allocation& allocation) {
+  const FactValue* state = Field(allocation, "state");
+  if (!state) return "allocated";
+  std::string s = Lower(state->text);
+  if (s == "free" || s == "available" || s == "unused" || s == "f") return "free";
+  if (s == "reserved" || s == "r") return "reserved";
+  return "allocated";
+}
+
+std::vector<const Allocation*> ListingOrder(const std::vector<Allocation>& allocations, size_t n) {
+  std::vector<const Allocation*> all;
+  for (const auto& a : allocations) all.push_back(&a);
+  bool ranked = !all.empty() && Field(*all.front(), "rank");
+  if (!ranked) {
+    auto key = [](const Allocation* a) {
+      const FactValue* size = Field(*a, "size_bytes");
+      return std::make_pair(AllocationState(*a) == std::string("allocated"), size ? size->integer : -1);
+    };
+    std::stable_sort(all.begin(), all.end(), [&](const Allocation* a, const Allocation* b) { return key(a) > key(b); });
+  }
+  if (all.size() > n) all.resize(n);
+  return all;
+}
+
+void SummarizeAllocations(const std::vector<Allocation>& allocations, Facts* derived,
+                          std::vector<AllocationGroup>* groups) {
+  Tally allocated, free;
+  int64_t largest_free = 0;
+  std::map<std::string, Tally> owners, labels, identical;
+  for (const auto& a : allocations) {
+    const FactValue* size = Field(a, "size_bytes");
+    if (!size || size->integer < 0) continue;
+    std::string state = AllocationState(a);
+    if (state == "free") {
+      ++free.count;
+      free.bytes += size->integer;
+      largest_free = std::max(largest_free, size->integer);
+      continue;
+    }
+    if (state != "allocated") continue;
+    ++allocated.count;
+    allocated.bytes += size->integer;
+    auto add = [&a, size](std::map<std::string, Tally>* to, const std::string& key) {
+      Tally& t = (*to)[key];
+      ++t.count;
+      t.bytes += size->integer;
+    };
+    if (const FactValue* owner = Field(a, "owner")) add(&owners, owner->text);
+    if (const FactValue* label = Field(a, "label")) add(&labels, label->text);
+    const FactValue* shape = Field(a, "shape");
+    add(&identical, (shape ? shape->text + ", " : std::string()) + FormatSize(size->integer));
+  }
+  if (allocated.count + free.count == 0) return;
+  if (allocated.count > 0) (*derived)["allocated_total_bytes"] = SizeValue(static_cast<double>(allocated.bytes));
+  if (free.count > 0) {
+    (*derived)["free_total_bytes"] = SizeValue(static_cast<double>(free.bytes));
+    (*derived)["free_block_count"] = CountValue(free.count);
+    (*derived)["largest_free_block_bytes"] = SizeValue(static_cast<double>(largest_free));
+  }
+  KeepLargest("owner", owners, 1, allocated.bytes, groups);
+  KeepLargest("label", labels, 2, allocated.bytes, groups);
+  KeepLargest("identical", identical, 2, allocated.bytes, groups);
+  if (const AllocationGroup* top = First(*groups, "owner")) {
+    (*derived)["top_owner"] = TextValue(top->key);
+    (*derived)["top_owner_bytes"] = SizeValue(static_cast<double>(top->bytes));
+    (*derived)["top_owner_share"] = RatioValue(top->share);
+  }
+  if (const AllocationGroup* same = MostSuspicious(*groups)) {
+    (*derived)["identical_buffers_count"] = CountValue(same->count);
+    (*derived)["identical_buffers_bytes"] = SizeValue(static_cast<double>(same->bytes));
+    (*derived)["identical_buffers_share"] = RatioValue(same->share);
+    (*derived)["identical_buffers_shape"] = TextValue(same->key);
+  }
+}
+
+}  // namespace oomlens

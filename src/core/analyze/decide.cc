@@ -1,0 +1,88 @@
+#include "core/analyze/decide.h"
+
+#include <algorithm>
+
+namespace oomlens {
+namespace {
+
+std::vector<std::string> RenderLines(const std::vector<TemplateLine>& lines, const FactLookup& facts,
+                                     bool first_only) {
+  std::vector<std::string> out;
+  std::string text;
+  for (const auto& line : lines) {
+    if (line.when && !line.when->Evaluate(facts).truth()) continue;
+    if (!line.text->Render(facts, &text)) continue;
+    out.push_back(text);
+    if (first_only) break;
+  }
+  return out;
+}
+
+// Notes hold evidence for or against a cause that any diagnosis shows (a flat
+// memory series before an OOM speaks against a leak, whatever the cause).
+void AddNotes(const RuleData& rules, const Incident& incident, const FactLookup& facts, Diagnosis* d) {
+  for (const auto& rule : rules.causes) {
+    if (!rule.note || !RuleAppliesTo(rule, incident.kind)) continue;
+    if (rule.when && !rule.when->Evaluate(facts).truth()) continue;
+    for (auto& line : RenderLines(rule.evidence, facts, false)) d->evidence.push_back(std::move(line));
+  }
+}
+
+}  // namespace
+
+FactLookup LookupIn(const Facts& facts, const Facts& derived) {
+  return [&facts, &derived](const std::string& name) -> const FactValue* {
+    auto it = facts.find(name);
+    if (it != facts.end()) return &it->second;
+    it = derived.find(name);
+    return it != derived.end() ? &it->second : nullptr;
+  };
+}
+
+bool RuleAppliesTo(const CauseRule& rule, const std::string& kind) {
+  if (rule.kinds.empty()) return true;
+  bool only_exclusions = true;
+  for (const auto& k : rule.kinds) {
+    bool exclude = !k.empty() && k[0] == '!';
+    if (exclude && k.compare(1, std::string::npos, kind) == 0) return false;
+    if (!exclude && k == kind) return true;
+    only_exclusions = only_exclusions && exclude;
+  }
+  return only_exclusions;  // ["!memory_growth"]: every kind but that one
+}
+
+void Decide(const RuleData& rules, Incident* incident) {
+  FactLookup facts = LookupIn(incident->facts, incident->derived);
+  std::vector<const CauseRule*> matched;
+  for (bool fallback : {false, true}) {
+    for (const auto& rule : rules.causes) {
+      if (rule.note || rule.fallback != fallback || !RuleAppliesTo(rule, incident->kind)) continue;
+      if (rule.when && !rule.when->Evaluate(facts).truth()) continue;
+      matched.push_back(&rule);
+    }
+    if (!matched.empty()) break;
+  }
+  std::stable_sort(matched.begin(), matched.end(),
+                   [](const CauseRule* a, const CauseRule* b) { return a->confidence > b->confidence; });
+  Diagnosis& d = incident->diagnosis;
+  d = Diagnosis{};
+  if (matched.empty()) {
+    d.best = CauseMatch{"unknown", "", 0};
+    d.summary = "no cause rule matched this " + incident->kind + " incident";
+    return;
+  }
+  const CauseRule& best = *matched.front();
+  d.best = CauseMatch{best.cause, best.id, best.confidence};
+  for (size_t i = 1; i < matched.size(); ++i) {
+    if (matched[i]->cause == best.cause) continue;
+    d.alternatives.push_back(CauseMatch{matched[i]->cause, matched[i]->id, matched[i]->confidence});
+  }
+  auto summary = RenderLines(best.summary, facts, true);
+  d.summary = summary.empty() ? best.cause : summary.front();
+  d.evidence = RenderLines(best.evidence, facts, false);
+  d.advice = RenderLines(best.advice, facts, false);
+  d.docs = best.docs;
+  AddNotes(rules, *incident, facts, &d);
+}
+
+}  // namespace oomlens

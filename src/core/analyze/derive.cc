@@ -1,0 +1,238 @@
+#include "core/model/fact_values.h"
+#include "core/analyze/derive.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+#include "core/analyze/allocation_summary.h"
+#include "core/analyze/history.h"
+#include "core/analyze/series.h"
+#include "oomlens/size.h"
+
+namespace oomlens {
+namespace {
+
+constexpr int64_t kGiB = int64_t{1} << 30;
+
+struct Chip {
+  const char* name;
+  int64_t gib;  // memory of one device as the runtime sees it (a TPU v2/v3 core, a chip, a GPU)
+};
+
+// Public spec figures (DOMAIN.md section 9).
+constexpr Chip kChips[] = {
+    {"v2", 8},        {"v3", 16},       {"v4", 32},       {"v5e", 16},       {"v5litepod", 16},
+    {"v5p", 95},      {"v6e", 32},      {"tpu7x", 192},   {"v7x", 192},      {"v100-16", 16},
+    {"v100-32", 32},  {"v100", 32},     {"a100-40", 40},  {"a100-80", 80},   {"a100", 80},
+    {"h100", 80},     {"h200", 141},    {"b200", 192},
+};
+
+const FactValue* Find(const Facts& facts, const char* name) {
+  auto it = facts.find(name);
+  return it == facts.end() ? nullptr : &it->second;
+}
+
+// a / b as a ratio fact, when both are present and b is not zero.
+void Ratio(const Facts& facts, const char* a, const char* b, const char* name, Facts* derived) {
+  const FactValue* x = Find(facts, a);
+  const FactValue* y = Find(facts, b);
+  if (x && y && y->integer != 0) (*derived)[name] = RatioValue(x->number / y->number);
+}
+
+// Summaries of an allocation listing: the largest entry and the padding waste.
+void DeriveFromAllocations(const std::vector<Allocation>& allocations, const Facts& facts, Facts* derived) {
+  if (allocations.empty()) return;
+  (*derived)["allocation_count"] = CountValue(static_cast<int64_t>(allocations.size()));
+  const Allocation* largest = nullptr;
+  double padding = 0, padding_tolerance = 0, largest_padding = -1, expansion = 0;
+  for (const auto& a : allocations) {
+    const FactValue* size = Find(a.fields, "size_bytes");
+    if (size && (!largest || size->integer > Find(largest->fields, "size_bytes")->integer)) largest = &a;
+    if (const FactValue* p = Find(a.fields, "padding_bytes")) {
+      padding += p->number;
+      padding_tolerance += p->tolerance;
+      largest_padding = std::max(largest_padding, p->number);
+    }
+    if (const FactValue* e = Find(a.fields, "expansion")) expansion = std::max(expansion, e->number);
+  }
+  if (largest_padding >= 0) {
+    (*derived)["padding_total_bytes"] = SizeValue(padding, padding_tolerance);
+    (*derived)["largest_padding_bytes"] = SizeValue(largest_padding, 0);
+  }
+  if (expansion > 0) (*derived)["max_expansion"] = RatioValue(expansion);
+  if (!largest) return;
+  const FactValue& size = *Find(largest->fields, "size_bytes");
+  (*derived)["largest_allocation_bytes"] = size;
+  const FactValue* limit = Find(facts, "limit_bytes");
+  if (limit && limit->integer > 0) (*derived)["largest_allocation_ratio"] = RatioValue(size.number / limit->number);
+  const std::pair<const char*, const char*> kText[] = {{"shape", "largest_allocation_shape"},
+                                                        {"operator", "largest_allocation_operator"},
+                                                        {"label", "largest_allocation_label"}};
+  for (const auto& [field, name] : kText) {
+    if (const FactValue* v = Find(largest->fields, field)) (*derived)[name] = TextValue(v->text);
+  }
+  const FactValue* file = Find(largest->fields, "source_file");
+  const FactValue* line = Find(largest->fields, "source_line");
+  if (file) (*derived)["largest_allocation_source"] = TextValue(file->text + (line ? ":" + line->text : ""));
+}
+
+// Bytes per element of a dtype as frameworks print it; 0 when unknown.
+int DtypeBytes(const std::string& dtype) {
+  static const std::pair<const char*, int> kSizes[] = {
+      {"float", 4},    {"float32", 4}, {"f32", 4},   {"int32", 4},  {"uint32", 4}, {"s32", 4},
+      {"double", 8},   {"float64", 8}, {"int64", 8}, {"uint64", 8}, {"half", 2},   {"float16", 2},
+      {"bfloat16", 2}, {"bf16", 2},    {"f16", 2},   {"int16", 2},  {"int8", 1},   {"uint8", 1},
+      {"bool", 1},     {"qint8", 1},   {"quint8", 1}};
+  for (const auto& [name, bytes] : kSizes)
+    if (dtype == name) return bytes;
+  return 0;
+}
+
+// Size of a tensor from "16,112,112,147" (or "(3, 224, 224)") and its dtype.
+std::optional<double> TensorBytes(const std::string& shape, const std::string& dtype) {
+  int element = DtypeBytes(dtype);
+  if (element == 0) return std::nullopt;
+  double bytes = element;
+  int dims = 0;
+  std::string digits;
+  for (size_t i = 0; i <= shape.size(); ++i) {
+    char c = i < shape.size() ? shape[i] : ',';
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      digits += c;
+    } else if (c == ',' || c == ')') {
+      if (digits.empty() || digits.size() > 12) {
+        if (!digits.empty()) return std::nullopt;
+        continue;
+      }
+      bytes *= std::stod(digits);
+      digits.clear();
+      ++dims;
+    } else if (c != ' ' && c != '(' && c != '[' && c != ']') {
+      return std::nullopt;  // symbolic or unreadable dimensions
+    }
+  }
+  if (dims == 0 || bytes > 9e18) return std::nullopt;
+  return bytes;
+}
+
+// Facts of GPU and framework allocators: what the allocator had left, what
+// other processes hold, what the caching allocator keeps unallocated.
+void DeriveAllocatorFacts(const Facts& facts, Facts* derived) {
+  const FactValue* shape = Find(facts, "shape");
+  const FactValue* dtype = Find(facts, "dtype");
+  if (shape && dtype) {
+    if (auto bytes = TensorBytes(shape->text, dtype->text)) (*derived)["tensor_bytes"] = SizeValue(*bytes, 0);
+  }
+  const FactValue* limit = Find(facts, "limit_bytes");
+  const FactValue* in_use = Find(facts, "in_use_bytes");
+  if (limit && in_use) {
+    (*derived)["allocator_free_bytes"] =
+        SizeValue(static_cast<double>(limit->integer - in_use->integer), limit->tolerance + in_use->tolerance);
+  }
+  const FactValue* allocated = Find(facts, "allocated_bytes");
+  const FactValue* reserved = Find(facts, "reserved_bytes");
+  const FactValue* unallocated = Find(facts, "reserved_unallocated_bytes");
+  if (unallocated) {
+    (*derived)["cached_unallocated_bytes"] = *unallocated;
+  } else if (allocated && reserved && reserved->integer >= allocated->integer) {
+    (*derived)["cached_unallocated_bytes"] = SizeValue(static_cast<double>(reserved->integer - allocated->integer),
+                                                      reserved->tolerance + allocated->tolerance);
+  }
+  const FactValue* capacity = Find(facts, "capacity_bytes");
+  const FactValue* free = Find(facts, "free_bytes");
+  const FactValue* own = Find(facts, "process_used_bytes");
+  double own_bytes = own ? own->number : -1, own_tolerance = own ? own->tolerance : 0;
+  if (!own && allocated) {
+    const FactValue* cached = Find(*derived, "cached_unallocated_bytes");
+    own_bytes = allocated->number + (cached ? cached->number : 0);
+    own_tolerance = allocated->tolerance + (cached ? cached->tolerance : 0);
+  }
+  if (capacity && free && own_bytes >= 0) {
+    double others = capacity->number - free->number - own_bytes;
+    (*derived)["other_use_bytes"] = SizeValue(std::max(0.0, others), capacity->tolerance + free->tolerance + own_tolerance);
+  }
+}
+
+// Allocators that print totals instead of entries feed the same summary facts as
+// a listing: BFC dumps (chunks in use and free, counted by aggregates) and the
+// XRT breakdown ("Currently allocated", "Max free chunk").
+void SummarizePrintedTotals(const Facts& facts, Facts* derived) {
+  const std::pair<const char*, const char*> kSame[] = {
+      {"allocated_total_bytes", "in_use_bytes"},     {"allocated_total_bytes", "used_bytes"},
+      {"free_total_bytes", "free_chunks_bytes"},     {"free_block_count", "free_chunk_count"},
+      {"largest_free_block_bytes", "largest_free_bytes"}};
+  for (const auto& [summary, printed] : kSame) {
+    const FactValue* v = Find(facts, printed);
+    if (v && !derived->count(summary)) (*derived)[summary] = *v;
+  }
+}
+
+}  // namespace
+
+std::optional<int64_t> ChipCapacity(const std::string& chip) {
+  std::string lower;
+  for (char c : chip) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.rfind("tpu-", 0) == 0) lower = lower.substr(4);
+  for (const auto& c : kChips) {
+    if (lower == c.name) return c.gib * kGiB;
+  }
+  return std::nullopt;
+}
+
+std::string KnownChips() {
+  std::string out;
+  for (const auto& c : kChips) out += (out.empty() ? "" : ", ") + std::string(c.name);
+  return out;
+}
+
+void DeriveFacts(const std::string& chip, Incident* incident) {
+  Facts& facts = incident->facts;
+  Facts& derived = incident->derived;
+  derived.clear();
+  incident->allocation_groups.clear();
+  SummarizeAllocations(incident->allocations, &derived, &incident->allocation_groups);
+  SummarizePrintedTotals(facts, &derived);
+  DeriveSeriesFacts(incident->series, &derived);
+  DeriveHistoryFacts(incident->history, &derived);
+  if (!chip.empty()) {
+    facts.emplace("chip", TextValue(chip));
+    auto capacity = ChipCapacity(chip);
+    if (capacity && !Find(facts, "capacity_bytes")) facts["capacity_bytes"] = SizeValue(*capacity, 0);
+  }
+  const FactValue* requested = Find(facts, "requested_bytes");
+  const FactValue* free = Find(facts, "free_bytes");
+  const FactValue* free_or_chunks = free ? free : Find(facts, "free_chunks_bytes");  // BFC dumps
+  if (!free_or_chunks) free_or_chunks = Find(derived, "free_total_bytes");            // block maps
+  const FactValue* capacity = Find(facts, "capacity_bytes");
+  const FactValue* largest = Find(facts, "largest_free_bytes");
+  if (!largest) largest = Find(facts, "reservable_bytes");
+  if (!largest) largest = Find(derived, "largest_free_block_bytes");
+  if (largest) derived["largest_contiguous_bytes"] = *largest;
+  if (requested && free) {
+    derived["shortfall_bytes"] =
+        SizeValue(static_cast<double>(requested->integer - free->integer), requested->tolerance + free->tolerance);
+    if (free->integer > 0) derived["request_to_free_ratio"] = RatioValue(requested->number / free->number);
+  }
+  if (requested && capacity && capacity->integer > 0) {
+    derived["request_to_capacity_ratio"] = RatioValue(requested->number / capacity->number);
+  }
+  if (free_or_chunks && largest && free_or_chunks->integer > 0) {
+    double ratio = std::max(0.0, (free_or_chunks->number - largest->number) / free_or_chunks->number);
+    derived["fragmentation_ratio"] = RatioValue(ratio);
+  }
+  Ratio(facts, "exceeded_by_bytes", "used_bytes", "overflow_ratio", &derived);
+  Ratio(facts, "used_bytes", "limit_bytes", "usage_to_limit_ratio", &derived);
+  Ratio(facts, "arguments_bytes", "limit_bytes", "arguments_ratio", &derived);
+  Ratio(facts, "hlo_temp_bytes", Find(facts, "used_bytes") ? "used_bytes" : "total_usage_bytes", "hlo_temp_ratio",
+        &derived);
+  DeriveFromAllocations(incident->allocations, facts, &derived);
+  DeriveAllocatorFacts(facts, &derived);
+  if (!derived.count("largest_contiguous_bytes")) {
+    const FactValue* reported = Find(facts, "reported_largest_free_bytes");
+    if (reported && reported->integer > 0) derived["largest_contiguous_bytes"] = *reported;  // 0 is not trusted
+  }
+}
+
+}  // namespace oomlens

@@ -1,0 +1,137 @@
+#include "core/analyze/grouping.h"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace oomlens {
+namespace {
+
+constexpr size_t kMaxOutliers = 20;
+const char* const kIdentifyingFacts[] = {"requested_bytes", "used_bytes", "limit_bytes"};
+
+bool ParseId(const std::string& text, int64_t* out) {
+  if (text.empty() || text.size() > 18) return false;
+  char* end = nullptr;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (*end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+std::string Who(const Event& e) {
+  std::string who;
+  auto add = [&who](const char* label, const std::string& v) {
+    if (!v.empty()) who += (who.empty() ? "" : ", ") + std::string(label) + " " + v;
+  };
+  add("host", e.host);
+  add("replica", e.replica);
+  add("partition", e.partition);
+  add("device", e.device);
+  add("rank", e.rank);
+  return who;
+}
+
+void AddIdentity(const Event& e, Incident* incident) {
+  int64_t id;
+  if (ParseId(e.replica, &id)) incident->replicas.insert(id);
+  if (ParseId(e.partition, &id)) incident->partitions.insert(id);
+  if (ParseId(e.rank, &id)) incident->ranks.insert(id);
+  if (!e.host.empty()) incident->hosts.insert(e.host);
+  if (!e.device.empty()) incident->devices.insert(e.device);
+}
+
+// Compares facts with the incident's; records an outlier when they differ
+// beyond rounding, and merges facts the incident lacks or has less precisely.
+void Merge(const Facts& facts, const Location& where, const std::string& who, Incident* incident) {
+  Outlier outlier;
+  for (const auto& [name, value] : facts) {
+    auto it = incident->facts.find(name);
+    if (it == incident->facts.end()) {
+      incident->facts[name] = value;
+      continue;
+    }
+    FactValue& mine = it->second;
+    bool numeric = value.type == FactType::kSize || value.type == FactType::kCount;
+    bool differs = numeric ? std::fabs(static_cast<double>(value.integer - mine.integer)) >
+                                 value.tolerance + mine.tolerance
+                           : value.text != mine.text;
+    if (differs) {
+      outlier.differences.push_back(name + " " + value.text + " (first: " + mine.text + ")");
+    } else if (numeric && value.tolerance < mine.tolerance) {
+      mine = value;
+    }
+  }
+  if (outlier.differences.empty() || incident->outliers.size() >= kMaxOutliers) return;
+  outlier.where = where;
+  outlier.who = who;
+  incident->outliers.push_back(std::move(outlier));
+}
+
+}  // namespace
+
+std::string GroupKey(const Event& event) {
+  std::string key = event.kind;
+  for (const char* name : {"program", "shape"}) {
+    key += '\x1f';
+    auto it = event.facts.find(name);
+    if (it != event.facts.end()) key += it->second.text;
+  }
+  for (const char* name : kIdentifyingFacts) {
+    key += '\x1f';
+    auto it = event.facts.find(name);
+    if (it != event.facts.end()) key += std::to_string(it->second.integer);
+  }
+  return key;
+}
+
+void IncidentGrouper::Add(Event&& event) {
+  std::string key = GroupKey(event);
+  auto it = index_.find(key);
+  if (it == index_.end()) {
+    Incident incident;
+    incident.kind = event.kind;
+    incident.code = event.code;
+    incident.title = event.title;
+    incident.signature = event.signature;
+    incident.occurrences = 1;
+    incident.first = event.where;
+    incident.first_who = Who(event);
+    incident.first_input_index = event.input_index;
+    incident.facts = std::move(event.facts);
+    incident.excerpt = std::move(event.excerpt);
+    incident.excerpt_total = event.excerpt_total;
+    incident.allocations = std::move(event.allocations);
+    AddIdentity(event, &incident);
+    index_[key] = incidents_.size();
+    incidents_.push_back(std::move(incident));
+    return;
+  }
+  Incident& incident = incidents_[it->second];
+  ++incident.occurrences;
+  AddIdentity(event, &incident);
+  if (incident.allocations.empty()) incident.allocations = std::move(event.allocations);
+  Merge(event.facts, event.where, Who(event), &incident);
+}
+
+void MergeIncident(Incident&& from, Incident* into) {
+  into->occurrences += from.occurrences;
+  into->replicas.insert(from.replicas.begin(), from.replicas.end());
+  into->partitions.insert(from.partitions.begin(), from.partitions.end());
+  into->ranks.insert(from.ranks.begin(), from.ranks.end());
+  into->hosts.insert(from.hosts.begin(), from.hosts.end());
+  into->devices.insert(from.devices.begin(), from.devices.end());
+  if (into->allocations.empty()) into->allocations = std::move(from.allocations);
+  if (into->series.samples == 0) into->series = std::move(from.series);
+  Merge(from.facts, from.first, from.first_who, into);
+  for (auto& outlier : from.outliers) {
+    if (into->outliers.size() >= kMaxOutliers) break;
+    into->outliers.push_back(std::move(outlier));
+  }
+}
+
+std::vector<Incident> IncidentGrouper::Take() {
+  index_.clear();
+  return std::move(incidents_);
+}
+
+}  // namespace oomlens

@@ -1,0 +1,300 @@
+#include "core/input/line_cleaner.h"
+
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+namespace oomlens {
+namespace {
+
+// What a prefix pattern's single capture group holds.
+enum class Field { kNone, kHost, kRank, kLevel, kTimestamp, kLevelAndTimestamp };
+
+struct PrefixPattern {
+  const char* pattern;  // anchored at the start of the remaining text
+  Field field;
+};
+
+// Tried in order, repeatedly, until none matches at the start of the text.
+constexpr PrefixPattern kPrefixes[] = {
+    // glog/absl: "E1130 12:00:00.123456  1234 file.cc:12] ", new absl "F0000 00:00:1717.89 ..."
+    {R"(([IWEF])(\d{4} \d\d:\d\d:\d+(?:\.\d+)?)\s+\d+\s+[^\s\]]+:\d+\]\s?)", Field::kLevelAndTimestamp},
+    // ISO / "YYYY-MM-DD HH:MM:SS[.,]f" timestamps, optionally bracketed, optionally ':'
+    {R"(\[?(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)\]?:?\s+)",
+     Field::kTimestamp},
+    // dmesg: "[12345.678901] "
+    {R"(\[\s*(\d+\.\d+)\]\s?)", Field::kTimestamp},
+    // TensorFlow after a timestamp: "E tensorflow/compiler/xla/util.cc:88] "
+    {R"(([IWEF])\s+(?:\d+\s+)?[^\s\]]+:\d+\]\s?)", Field::kLevel},
+    // Python logging: "- name - ERROR - ", "ERROR:root:", vLLM "INFO 03-21 20:15:44 [file.py:33] "
+    {R"(-?\s*[\w.]+ - (DEBUG|INFO|WARNING|ERROR|CRITICAL) - )", Field::kLevel},
+    {R"((DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:)", Field::kLevel},
+    {R"((DEBUG|INFO|WARNING|ERROR|CRITICAL)\s+\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[^\]]+\]\s)",
+     Field::kLevel},
+    {R"(\[?(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\]?:?\s+)", Field::kLevel},
+    // Process tags.
+    {R"(\[rank(\d+)\]:?\s?)", Field::kRank},
+    {R"(\(([\w.-]+ pid=\d+)(?:, ip=[\d.]+)?\)\s?)", Field::kHost},
+    {R"(\[(?:pod/)?([A-Za-z][\w.-]*)(?:/[\w.-]+)?\]\s?)", Field::kHost},
+    {R"(([A-Za-z][\w.]*[-_]\d+)\s*[:|]\s)", Field::kHost},
+    // docker compose: "service-name   | message"
+    {R"(([A-Za-z][\w.-]*)\s+\|\s)", Field::kHost},
+    // CI log markers: GitHub Actions "##[group]", "##[error]" ...
+    {R"(##\[(?:group|endgroup|error|warning|notice|debug|command|section)\]\s?)", Field::kNone},
+    // Paste wrappers: quotes, bullets, comments, code fences and backticks.
+    {R"(>\s?)", Field::kNone},
+    {R"([-*+]\s+)", Field::kNone},
+    {R"(#+\s*)", Field::kNone},
+    {R"(```\w*\s*)", Field::kNone},
+    {R"(`)", Field::kNone},
+};
+
+constexpr int kMaxPrefixes = 12;  // bounds the loop on adversarial lines
+
+}  // namespace
+
+// Compiled once per process and shared: RE2 objects are safe to use from any thread.
+// The set tells in one DFA pass which prefixes can match at the start of a text,
+// so only those run (and capture); most lines match none.
+struct LineCleaner::Patterns {
+  std::vector<std::unique_ptr<RE2>> res;
+  std::unique_ptr<RE2::Set> any;
+  Patterns() {
+    RE2::Options options(RE2::Latin1);
+    options.set_log_errors(false);
+    any = std::make_unique<RE2::Set>(options, RE2::ANCHOR_START);
+    for (const auto& p : kPrefixes) {
+      res.push_back(std::make_unique<RE2>(p.pattern, options));
+      if (any && any->Add(p.pattern, nullptr) < 0) any.reset();
+    }
+    if (any && !any->Compile()) any.reset();  // then every pattern is tried, as before
+  }
+  static const Patterns& Get() {
+    static const Patterns* patterns = new Patterns();  // never destroyed: used until exit
+    return *patterns;
+  }
+};
+
+namespace {
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }  // RE2's \s
+
+}  // namespace
+
+// kPrefixes[0] (glog) read by hand: it starts most lines of TPU logs, and RE2
+// needs its slow capture engine for it.
+size_t GlogPrefix(std::string_view t, std::string_view* level, std::string_view* timestamp) {
+  size_t n = t.size(), i = 1;
+  auto digits = [&](size_t exactly) {  // exactly > 0: that many; 0: one or more
+    size_t start = i;
+    while (i < n && IsDigit(t[i]) && (exactly == 0 || i - start < exactly)) ++i;
+    return exactly == 0 ? i > start : i - start == exactly;
+  };
+  auto byte = [&](char c) { return i < n && t[i] == c ? (++i, true) : false; };
+  auto spaces = [&] {
+    size_t start = i;
+    while (i < n && IsSpace(t[i])) ++i;
+    return i > start;
+  };
+  if (n == 0 || (t[0] != 'I' && t[0] != 'W' && t[0] != 'E' && t[0] != 'F')) return 0;
+  if (!(digits(4) && byte(' ') && digits(2) && byte(':') && digits(2) && byte(':') && digits(0))) return 0;
+  if (i + 1 < n && t[i] == '.' && IsDigit(t[i + 1])) {
+    ++i;
+    digits(0);
+  }
+  size_t timestamp_end = i;
+  if (!(spaces() && digits(0) && spaces())) return 0;
+  size_t file = i;  // [^\s\]]+:\d+\] : the token up to ']' must end with ":digits"
+  while (i < n && !IsSpace(t[i]) && t[i] != ']') ++i;
+  if (i == n || t[i] != ']') return 0;
+  size_t k = i;
+  while (k > file && IsDigit(t[k - 1])) --k;
+  if (k == i || k - 1 <= file || t[k - 1] != ':') return 0;
+  ++i;
+  if (i < n && IsSpace(t[i])) ++i;
+  *level = t.substr(0, 1);
+  *timestamp = t.substr(1, timestamp_end - 1);
+  return i;
+}
+
+// What kPrefixes allow after a leading word, checked by hand: most message
+// lines start with a word that no prefix can follow, and skip the regexes.
+// Keep in step with kPrefixes (tested against them: MayStartWithPrefix).
+bool MayStartWithPrefix(std::string_view t) {
+  if (t.empty()) return false;
+  char first = t[0];
+  bool letter = (first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z');
+  if (!letter) return true;  // only lines starting with a letter are sorted out here
+  auto word_byte = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c) || c == '_' || c == '.' || c == '-';
+  };
+  size_t w = 0;
+  while (w < t.size() && word_byte(t[w])) ++w;
+  std::string_view rest = t.substr(w);
+  size_t gap = 0;
+  while (gap < rest.size() && IsSpace(rest[gap])) ++gap;
+  char after = gap < rest.size() ? rest[gap] : '\0';
+  bool glog_or_tf = (first == 'I' || first == 'W' || first == 'E' || first == 'F') && t.size() > 1 &&
+                    (IsDigit(t[1]) || IsSpace(t[1]));
+  bool level = false;
+  if (std::strchr("DIWECF", first))
+    for (std::string_view word : {"DEBUG", "INFO", "WARN", "ERROR", "CRITICAL", "FATAL"})
+      level = level || t.substr(0, word.size()) == word;
+  bool python_logging = rest.substr(0, 3) == " - ";
+  bool host_tag = IsDigit(t[w - 1]) && (after == ':' || after == '|');
+  bool compose = gap > 0 && after == '|';
+  return glog_or_tf || level || python_logging || host_tag || compose;
+}
+
+bool StartsWithPrefix(std::string_view text) {
+  std::vector<int> hits;
+  const auto& patterns = LineCleaner::Patterns::Get();
+  if (patterns.any) return patterns.any->Match(re2::StringPiece(text), &hits);
+  for (const auto& re : patterns.res)
+    if (re->Match(re2::StringPiece(text), 0, text.size(), RE2::ANCHOR_START, nullptr, 0)) return true;
+  return false;
+}
+
+LineCleaner::LineCleaner() : patterns_(&Patterns::Get()) {}
+LineCleaner::~LineCleaner() = default;
+
+std::string StripAnsi(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\x1b') {
+      out += text[i];
+      continue;
+    }
+    if (i + 1 >= text.size()) break;
+    char kind = text[i + 1];
+    size_t j = i + 2;
+    if (kind == '[') {  // CSI: parameters then a final byte in 0x40..0x7e
+      while (j < text.size() && !(text[j] >= 0x40 && text[j] <= 0x7e)) ++j;
+    } else if (kind == ']') {  // OSC: ends with BEL or ESC '\'
+      while (j < text.size() && text[j] != '\a' && !(text[j] == '\x1b' && j + 1 < text.size()))
+        ++j;
+      if (j < text.size() && text[j] == '\x1b') ++j;
+    } else {
+      j = i + 1;  // two-byte escape
+    }
+    i = j;
+  }
+  return out;
+}
+
+const CleanLine& LineCleaner::Clean(std::string_view raw) {
+  while (!raw.empty() && (raw.back() == '\r' || raw.back() == '\n')) raw.remove_suffix(1);
+  const void* cr = raw.empty() ? nullptr : ::memrchr(raw.data(), '\r', raw.size());  // a progress-bar overwrite
+  if (cr) raw.remove_prefix(static_cast<size_t>(static_cast<const char*>(cr) - raw.data()) + 1);
+  if (raw.find('\x1b') != std::string_view::npos) {
+    scratch_ = StripAnsi(raw);
+    raw = scratch_;
+  }
+  result_.display = raw;
+  result_.context = LineContext{};
+  std::string_view text = raw;
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  std::vector<int>& hits = hits_;
+  for (int round = 0; round < kMaxPrefixes && !text.empty(); ++round) {
+    std::string_view level, timestamp;
+    if (size_t glog = GlogPrefix(text, &level, &timestamp)) {
+      result_.context.level = std::string(level);
+      result_.context.timestamp = std::string(timestamp);
+      text.remove_prefix(glog);
+      while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+      continue;
+    }
+    if (!MayStartWithPrefix(text)) break;
+    bool matched = false;
+    hits.clear();
+    if (patterns_->any) {
+      if (!patterns_->any->Match(re2::StringPiece(text), &hits)) break;
+      std::sort(hits.begin(), hits.end());  // the table's order decides, as without the set
+    } else {
+      for (size_t i = 0; i < patterns_->res.size(); ++i) hits.push_back(static_cast<int>(i));
+    }
+    for (int i : hits) {
+      re2::StringPiece input(text);
+      re2::StringPiece capture, second;
+      const RE2& re = *patterns_->res[i];
+      int groups = re.NumberOfCapturingGroups();
+      bool ok = groups >= 2 ? RE2::Consume(&input, re, &capture, &second)
+                : groups == 1 ? RE2::Consume(&input, re, &capture)
+                              : RE2::Consume(&input, re);
+      if (!ok || input.size() == text.size()) continue;
+      std::string value(capture.data(), capture.size());
+      switch (kPrefixes[i].field) {
+        case Field::kHost: result_.context.host = value; break;
+        case Field::kRank: result_.context.rank = value; break;
+        case Field::kLevel: result_.context.level = value; break;
+        case Field::kTimestamp: result_.context.timestamp = value; break;
+        case Field::kLevelAndTimestamp:
+          result_.context.level = value;
+          result_.context.timestamp = std::string(second.data(), second.size());
+          break;
+        case Field::kNone: break;
+      }
+      text = std::string_view(input.data(), input.size());
+      while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+      matched = true;
+      break;
+    }
+    if (!matched) break;
+  }
+  while (!text.empty() && (text.back() == '`' || text.back() == ' ' || text.back() == '\t'))
+    text.remove_suffix(1);
+  result_.message = text;
+  return result_;
+}
+
+}  // namespace oomlens
+
+namespace oomlens {
+
+// "1130 12:00:00.123456" (glog: MMDD), "0000 00:00:1717141650.89" (absl: seconds
+// since the epoch in the seconds field), "2026-11-30 09:14:11,402" or
+// "2026-11-30T09:14:11.402Z" (ISO). Days count from the start of the year, which
+// is enough to measure spans within a log.
+std::optional<double> TimestampSeconds(std::string_view ts) {
+  static const int kDaysBefore[] = {0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
+  size_t i = 0;
+  auto number = [&](size_t width, int* out) {  // up to width digits, at least one
+    size_t start = i;
+    for (*out = 0; i < ts.size() && i - start < width && IsDigit(ts[i]); ++i) *out = *out * 10 + (ts[i] - '0');
+    return i > start;
+  };
+  auto one_of = [&](std::string_view chars) {
+    return i < ts.size() && chars.find(ts[i]) != std::string_view::npos ? (++i, true) : false;
+  };
+  auto seconds = [&](double* out) {  // "11", "11.402", "11,402", "1717141650.89"
+    char buf[40];
+    size_t len = 0;
+    for (; i < ts.size() && len + 1 < sizeof buf; ++i) {
+      char c = ts[i];
+      if (IsDigit(c)) buf[len++] = c;
+      else if ((c == '.' || c == ',') && len > 0 && std::memchr(buf, '.', len) == nullptr) buf[len++] = '.';
+      else break;
+    }
+    return len > 0 && std::from_chars(buf, buf + len, *out).ec == std::errc();
+  };
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0;
+  double second = 0;
+  bool iso = number(4, &year) && one_of("-") && number(2, &month) && one_of("-") && number(2, &day) &&
+             one_of(" T") && number(2, &hour) && one_of(":") && number(2, &minute) && one_of(":") && seconds(&second);
+  if (!iso) {  // glog: "1130 12:00:00.123456" (MMDD), absl: "0000 00:00:1717141650.89"
+    i = 0;
+    bool glog = number(2, &month) && number(2, &day) && one_of(" ") && number(2, &hour) && one_of(":") &&
+                number(2, &minute) && one_of(":") && seconds(&second);
+    if (!glog) return std::nullopt;
+  }
+  if (month > 12 || day > 31 || hour > 23 || minute > 59) return std::nullopt;
+  double days = (month > 0 ? kDaysBefore[month] : 0) + day;
+  return ((days * 24 + hour) * 60 + minute) * 60 + second;
+}
+
+}  // namespace oomlens

@@ -1,0 +1,162 @@
+#include "core/input/line_reader.h"
+
+#include "core/input/count_newlines.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <algorithm>
+#include <cstring>
+
+namespace oomlens {
+
+bool FdSource::Stopped() const {
+  for (const auto* flag : stop_)
+    if (flag && flag->load(std::memory_order_relaxed)) return true;
+  return false;
+}
+
+long FdSource::Read(char* buf, size_t n, std::string* error) {
+  while (Watched()) {
+    if (Stopped()) {
+      *error = "reading stopped";
+      return -1;
+    }
+    pollfd ready{fd_, POLLIN, 0};
+    int got = ::poll(&ready, 1, 100);
+    if (got > 0 || (got < 0 && errno != EINTR)) break;  // data, end, an error: read() tells which
+  }
+  for (;;) {
+    ssize_t got = ::read(fd_, buf, n);
+    if (got >= 0) return static_cast<long>(got);
+    if (errno == EINTR) continue;
+    *error = std::strerror(errno);
+    return -1;
+  }
+}
+
+long StringSource::Read(char* buf, size_t n, std::string*) {
+  size_t count = std::min(n, text_.size());
+  std::memcpy(buf, text_.data(), count);
+  text_.remove_prefix(count);
+  return static_cast<long>(count);
+}
+
+LineReader::LineReader(ByteSource* source, size_t chunk, size_t max_line)
+    : source_(source),
+      chunk_(chunk),
+      max_line_(max_line),
+      buf_(new char[chunk + max_line]),
+      capacity_(chunk + max_line) {}
+
+bool LineReader::Fill() {
+  if (eof_) return false;
+  if (start_ > 0) {
+    std::memmove(buf_.get(), buf_.get() + start_, end_ - start_);
+    end_ -= start_;
+    start_ = 0;
+  }
+  size_t room = capacity_ - end_;
+  long got = source_->Read(buf_.get() + end_, std::min(room, chunk_), &error_);
+  if (got <= 0) {
+    eof_ = true;
+    return false;
+  }
+  end_ += static_cast<size_t>(got);
+  bytes_read_ += static_cast<uint64_t>(got);
+  return true;
+}
+
+void LineReader::SkipRestOfLine() {
+  for (;;) {
+    const char* nl = static_cast<const char*>(std::memchr(buf_.get() + start_, '\n', end_ - start_));
+    if (nl) {
+      size_t skipped = static_cast<size_t>(nl - (buf_.get() + start_)) + 1;
+      consumed_ += skipped;
+      start_ += skipped;
+      return;
+    }
+    consumed_ += end_ - start_;
+    start_ = end_ = 0;
+    if (!Fill()) return;
+  }
+}
+
+void LineReader::Emit(size_t length, bool truncated, Line* line) {
+  line->text = std::string_view(buf_.get() + start_, length);
+  line->number = ++line_number_;
+  line->offset = consumed_;
+  line->truncated = truncated;
+  line->holds_hit = hit_pending_ && hit_offset_ >= consumed_ && hit_offset_ < consumed_ + length;
+  hit_pending_ = false;
+  size_t advance = truncated ? length : std::min(length + 1, end_ - start_);
+  start_ += advance;
+  consumed_ += advance;
+  skip_rest_ = truncated;
+}
+
+bool LineReader::Next(Line* line) {
+  if (skip_rest_) {
+    skip_rest_ = false;
+    SkipRestOfLine();
+  }
+  size_t scanned = 0;  // bytes of the pending line already searched for '\n'
+  for (;;) {
+    const char* base = buf_.get() + start_;
+    size_t pending = end_ - start_;
+    const char* nl = static_cast<const char*>(std::memchr(base + scanned, '\n', pending - scanned));
+    if (nl) {
+      size_t length = static_cast<size_t>(nl - base);
+      if (length > max_line_) {
+        Emit(max_line_, true, line);
+      } else {
+        Emit(length, false, line);
+      }
+      return true;
+    }
+    if (pending >= max_line_) {
+      Emit(max_line_, true, line);
+      return true;
+    }
+    scanned = pending;
+    if (!Fill()) {
+      if (pending == 0) return false;
+      Emit(pending, false, line);  // last line without '\n'
+      return true;
+    }
+  }
+}
+
+void LineReader::Advance(size_t bytes) {
+  const char* begin = buf_.get() + start_;
+  line_number_ += CountNewlines(begin, bytes);
+  start_ += bytes;
+  consumed_ += bytes;
+}
+
+void LineReader::SkipUntil(const Finder& find) {
+  hit_pending_ = false;
+  if (skip_rest_) {
+    skip_rest_ = false;
+    SkipRestOfLine();
+  }
+  for (;;) {
+    const char* base = buf_.get() + start_;
+    size_t pending = end_ - start_;
+    size_t hit = find(std::string_view(base, pending), consumed_);
+    size_t limit = hit == std::string_view::npos ? pending : hit;  // skip lines ending before here
+    uint64_t hit_offset = consumed_ + hit;
+    const void* last_nl = limit > 0 ? ::memrchr(base, '\n', limit) : nullptr;
+    if (last_nl) Advance(static_cast<size_t>(static_cast<const char*>(last_nl) - base) + 1);
+    if (hit != std::string_view::npos) {
+      hit_pending_ = true;
+      hit_offset_ = hit_offset;
+      return;
+    }
+    if (end_ - start_ >= max_line_) return;  // a line too long to hold: Next() cuts it
+    if (!Fill()) return;                     // the end: Next() returns what is left
+  }
+}
+
+}  // namespace oomlens

@@ -1,0 +1,89 @@
+#include "core/input/unwrap.h"
+
+#include <cctype>
+
+#include <nlohmann/json.hpp>
+
+namespace oomlens {
+namespace {
+
+using json = nlohmann::json;
+
+// "2026-01-01T00:00:00.123456789Z " or with a +hh:mm offset.
+size_t Rfc3339Length(std::string_view s) {
+  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':') return 0;
+  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18})
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return 0;
+  size_t end = s.find(' ');
+  return end == std::string_view::npos ? 0 : end;
+}
+
+const json* Find(const json& obj, std::initializer_list<const char*> path) {
+  const json* at = &obj;
+  for (const char* key : path) {
+    if (!at->is_object()) return nullptr;
+    auto it = at->find(key);
+    if (it == at->end()) return nullptr;
+    at = &*it;
+  }
+  return at;
+}
+
+std::string FirstString(const json& obj, std::initializer_list<std::initializer_list<const char*>> paths) {
+  for (const auto& path : paths) {
+    const json* v = Find(obj, path);
+    if (v && v->is_string() && !v->get<std::string>().empty()) return v->get<std::string>();
+  }
+  return "";
+}
+
+}  // namespace
+
+bool UnwrapCri(std::string_view line, std::string* partial, std::string* text, bool* complete) {
+  size_t time = Rfc3339Length(line);
+  if (time == 0) return false;
+  std::string_view rest = line.substr(time + 1);
+  if (!(rest.substr(0, 7) == "stdout " || rest.substr(0, 7) == "stderr ")) return false;
+  rest.remove_prefix(7);
+  if (rest.size() < 2 || (rest[0] != 'F' && rest[0] != 'P') || rest[1] != ' ') return false;
+  bool is_partial = rest[0] == 'P';
+  rest.remove_prefix(2);
+  if (is_partial) {
+    partial->append(rest);
+    *complete = false;
+    return true;
+  }
+  *text = *partial + std::string(rest);
+  partial->clear();
+  *complete = true;
+  return true;
+}
+
+bool UnwrapJson(std::string_view line, std::vector<std::string>* texts, std::string* host) {
+  size_t start = line.find_first_not_of(" \t");
+  if (start == std::string_view::npos || line[start] != '{') return false;
+  json doc = json::parse(line.begin() + static_cast<long>(start), line.end(), nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return false;
+  std::string text = FirstString(doc, {{"log"}, {"textPayload"}, {"jsonPayload", "message"}, {"message"}, {"msg"}});
+  if (text.empty()) return false;
+  *host = FirstString(doc, {{"resource", "labels", "pod_name"},
+                            {"resource", "labels", "instance_id"},
+                            {"labels", "compute.googleapis.com/resource_name"},
+                            {"resource", "labels", "node_id"},
+                            {"kubernetes", "pod_name"}});
+  texts->clear();
+  size_t from = 0;
+  while (from <= text.size()) {
+    size_t nl = text.find('\n', from);
+    std::string piece = text.substr(from, nl == std::string::npos ? std::string::npos : nl - from);
+    if (nl == std::string::npos) {
+      if (!piece.empty() || texts->empty()) texts->push_back(piece);
+      break;
+    }
+    texts->push_back(piece);
+    from = nl + 1;
+  }
+  return true;
+}
+
+}  // namespace oomlens

@@ -1,0 +1,109 @@
+#include "core/recognize/figure_reader.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/rules/signature_patterns.h"
+#include "core/input/unwrap.h"
+
+namespace oomlens {
+
+bool Supersedes(const FactValue& value, const FactValue& old) {
+  bool numeric = value.type == FactType::kSize || value.type == FactType::kCount;
+  bool consistent = numeric && std::fabs(static_cast<double>(value.integer - old.integer)) <=
+                                   value.tolerance + old.tolerance + 0.5;
+  return consistent && value.tolerance < old.tolerance;
+}
+
+const FactValue* FigureFacts::Find(const FactInfo* info) const {
+  for (const auto& f : facts)
+    if (f.first == info) return &f.second;
+  return nullptr;
+}
+
+std::string_view FigureFacts::Identity(std::string_view name) const {
+  for (auto it = identities.rbegin(); it != identities.rend(); ++it)
+    if (it->first->name == name) return it->second;
+  return "";
+}
+
+bool FigureFacts::HasRequired(const Signature& sig) const {
+  for (const auto& name : sig.require) {
+    bool found = std::any_of(facts.begin(), facts.end(), [&name](const auto& f) { return f.first->name == name; });
+    if (!found) return false;
+  }
+  return true;
+}
+
+FigureReader::FigureReader(const RuleData& rules, std::shared_ptr<const Prefilter> prefilter)
+    : rules_(rules), prefilter_(std::move(prefilter)) {
+  starts_by_literal_.resize(rules.literals.size());
+  for (size_t s = 0; s < rules.signatures.size(); ++s) {
+    const Signature& sig = rules.signatures[s];
+    if (!sig.start || !sig.after.empty()) continue;
+    for (int i : sig.literal_indices) starts_by_literal_[static_cast<size_t>(i)].push_back(s);
+  }
+}
+
+const Signature* FigureReader::FindStart(std::string_view message) const {
+  if (!prefilter_->Which(message, &literals_present_)) return nullptr;
+  candidates_.clear();
+  for (size_t i : literals_present_)
+    if (i < starts_by_literal_.size())
+      candidates_.insert(candidates_.end(), starts_by_literal_[i].begin(), starts_by_literal_[i].end());
+  std::sort(candidates_.begin(), candidates_.end());  // the signatures' order is their priority
+  candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
+  for (size_t s : candidates_) {
+    const Signature& sig = rules_.signatures[s];
+    if (Contains(*sig.start, sig.start_simple.get(), message)) return &sig;
+  }
+  return nullptr;
+}
+
+bool FigureReader::IsFigure(const Signature& sig) {
+  return (sig.series || !sig.activity.empty()) && !sig.follow && !sig.complete && !sig.items &&
+         sig.aggregates.empty() && sig.annotates.empty() && sig.after.empty() && sig.kind_when.empty() && !sig.reject;
+}
+
+void FigureReader::ReadFacts(const Signature& sig, std::string_view message, FigureFacts* out) {
+  for (const auto& pattern : sig.facts) {
+    MatchFacts(pattern, message, [out](const FactGroup& group, std::string_view value) {
+      const FactInfo* info = group.info;
+      if (info->type == FactType::kIdentity) {
+        out->identities.emplace_back(info, std::string(value));
+        return;
+      }
+      FactValue v;
+      std::string error;
+      if (!ReadGroup(group, value, &v, &error)) {
+        out->warnings.push_back("ignored " + info->name + ": " + error);
+        return;
+      }
+      auto kept = std::find_if(out->facts.begin(), out->facts.end(), [info](const auto& f) { return f.first == info; });
+      if (kept == out->facts.end()) out->facts.emplace_back(info, std::move(v));
+      else if (Supersedes(v, kept->second)) kept->second = std::move(v);
+    });
+  }
+}
+
+bool FigureReader::Prepare(std::string_view raw_line, uint64_t offset, PreparedFigure* out) {
+  std::string partial, unwrapped, host;
+  bool complete = true;
+  if (UnwrapCri(raw_line, &partial, &unwrapped, &complete)) return false;  // the recogniser joins those
+  std::vector<std::string> payloads;
+  if (!raw_line.empty() && (raw_line.front() == '{' || raw_line.front() == ' ') &&
+      UnwrapJson(raw_line, &payloads, &host))
+    return false;
+  const CleanLine& clean = cleaner_.Clean(raw_line);
+  const Signature* sig = FindStart(clean.message);
+  if (!sig || !IsFigure(*sig)) return false;
+  out->offset = offset;
+  out->sig = sig;
+  out->prefix_host = clean.context.host;
+  out->time_seconds = TimestampSeconds(clean.context.timestamp).value_or(-1);
+  out->figure.Clear();
+  ReadFacts(*sig, clean.message.substr(0, kMaxMessageBytes), &out->figure);
+  return true;
+}
+
+}  // namespace oomlens

@@ -1,0 +1,538 @@
+#include "core/recognize/recognizer.h"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/model/fact_values.h"
+#include "core/recognize/figure_reader.h"
+#include "core/rules/signature_patterns.h"
+#include "core/input/unwrap.h"
+#include "oomlens/size.h"
+
+namespace oomlens {
+namespace {
+
+constexpr size_t kMaxExcerptLine = 2000;        // bytes kept of each excerpt line
+constexpr size_t kMaxOpenStreams = 4096;
+constexpr size_t kMaxAnnotations = 16;  // most recent precursor warnings kept per input
+constexpr size_t kMaxExcerptLines = 60;
+constexpr uint64_t kStaleLines = 256;  // a stream silent this long has nothing more to add
+constexpr uint64_t kListingGap = 3;    // lines between an event and the listing that follows it
+constexpr size_t kMaxListingLines = 50000;  // lines of one listing kept for its entries
+
+// Keeps the first value of a fact, unless a later one is the same value printed
+// more precisely ("3.95G" then "(4,237,689,856 bytes)").
+void KeepFact(const std::string& name, FactValue value, Facts* facts) {
+  auto it = facts->find(name);
+  if (it == facts->end()) {
+    (*facts)[name] = std::move(value);
+  } else if (Supersedes(value, it->second)) {
+    it->second = std::move(value);
+  }
+}
+
+std::string Where(const Location& where) { return where.input + ":" + std::to_string(where.line); }
+
+// An identity fact goes to its field of the event.
+void SetIdentity(const std::string& name, std::string value, Event* event) {
+  if (name == "replica") event->replica = std::move(value);
+  else if (name == "partition") event->partition = std::move(value);
+  else if (name == "host") event->host = std::move(value);
+  else if (name == "device") event->device = std::move(value);
+  else if (name == "rank") event->rank = std::move(value);
+}
+
+// Records one captured value on the event: identities in their fields, facts
+// in the map.
+void Record(const FactGroup& group, std::string_view text, Event* event, std::vector<Problem>* problems) {
+  const FactInfo& info = *group.info;
+  if (info.type == FactType::kIdentity) {
+    SetIdentity(info.name, std::string(text), event);
+    return;
+  }
+  FactValue value;
+  std::string error;
+  if (!ReadGroup(group, text, &value, &error)) {
+    problems->push_back(Problem{Problem::Severity::kWarning, Where(event->where),
+                                "ignored " + info.name + ": " + error, "the rest of the message was read"});
+    return;
+  }
+  KeepFact(info.name, std::move(value), &event->facts);
+}
+
+// Reads the entries of a listing (e.g. "Largest program allocations") from the
+// message lines: an entry starts at a line matching items.start; every line of
+// it is matched by each field pattern.
+// Every match of items.start in text is one entry ("each" listings on one line).
+std::vector<Allocation> ReadEachItem(const ItemSpec& items, const std::string& text, const Location& where,
+                                     std::vector<Problem>* problems) {
+  std::vector<Allocation> out;
+  if (items.fields.empty() || items.fields.front().re != items.start) return out;  // no groups to read
+  const FactPattern& fields = items.fields.front();  // the start pattern's own groups
+  size_t pos = 0;
+  while (pos < text.size() && static_cast<int>(out.size()) < items.max_items) {
+    size_t end = 0;
+    Allocation a;
+    if (!MatchFactsFrom(fields, text, pos, &end, [&](const FactGroup& group, std::string_view value) {
+          FactValue v;
+          std::string error;
+          if (ReadGroup(group, value, &v, &error)) a.fields.emplace(group.info->name, v);
+          else problems->push_back(Problem{Problem::Severity::kWarning, Where(where),
+                                           "ignored allocation " + group.info->name + ": " + error, ""});
+        })) {
+      break;
+    }
+    out.push_back(std::move(a));
+    pos = std::max(end, pos + 1);
+  }
+  return out;
+}
+
+std::vector<Allocation> ReadItems(const ItemSpec& items, const std::vector<std::string>& lines,
+                                  const Location& where, std::vector<Problem>* problems) {
+  std::vector<Allocation> out;
+  bool open = false;
+  for (const auto& line : lines) {
+    if (Contains(*items.start, line)) {
+      if (static_cast<int>(out.size()) >= items.max_items) break;
+      out.emplace_back();
+      open = true;
+    }
+    if (!open) continue;
+    for (const auto& pattern : items.fields) {
+      MatchFacts(pattern, line, [&](const FactGroup& group, std::string_view text) {
+        FactValue value;
+        std::string error;
+        if (ReadGroup(group, text, &value, &error)) {
+          out.back().fields.emplace(group.info->name, std::move(value));
+        } else {
+          problems->push_back(Problem{Problem::Severity::kWarning, Where(where),
+                                      "ignored allocation " + group.info->name + ": " + error, ""});
+        }
+      });
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Recognizer::Recognizer(const RuleData& rules, EventSink sink, std::vector<Problem>* problems)
+    : rules_(rules),
+      sink_(std::move(sink)),
+      problems_(problems),
+      prefilter_(rules.prefilter ? rules.prefilter : std::make_shared<const Prefilter>(rules.literals)),
+      reader_(rules, prefilter_) {
+  for (const auto& sig : rules.signatures) listing_targets_.insert(sig.after.begin(), sig.after.end());
+  figure_infos_ = {FindFact("sample_used_bytes"), FindFact("sample_limit_bytes"), FindFact("sample_key"),
+                   FindFact("program")};
+}
+
+void Recognizer::BeginInput(const std::string& name, int index, const std::string& default_host) {
+  Finish();
+  annotations_.clear();
+  input_ = name;
+  input_index_ = index;
+  default_host_ = default_host;
+  next_sweep_ = 0;
+}
+
+const Signature* Recognizer::FindListingStart(const std::string& stream, std::string_view message) const {
+  auto it = pending_.find(stream);
+  if (it == pending_.end() || current_line_ > it->second.last_line + kListingGap) return nullptr;
+  const std::string& kind = it->second.event.kind;
+  for (const auto& sig : rules_.signatures) {
+    if (sig.after.empty() || std::find(sig.after.begin(), sig.after.end(), kind) == sig.after.end()) continue;
+    if (sig.start && Contains(*sig.start, message)) return &sig;
+  }
+  return nullptr;
+}
+
+void Recognizer::FlushPending(uint64_t before_line) {
+  std::vector<Event> ready;
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    auto open = open_.find(it->first);
+    bool listing_open = open != open_.end() && !open->second.sig->after.empty();
+    if (!listing_open && it->second.last_line + kListingGap < before_line) {
+      ready.push_back(std::move(it->second.event));
+      it = pending_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  std::sort(ready.begin(), ready.end(), [](const Event& a, const Event& b) { return a.where.line < b.where.line; });
+  for (auto& e : ready) sink_(std::move(e));
+}
+
+void Recognizer::CloseStale(uint64_t line) {
+  std::vector<Open> stale;
+  for (auto it = open_.begin(); it != open_.end();) {
+    if (it->second.last_line + kStaleLines < line) {
+      stale.push_back(std::move(it->second));
+      it = open_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  std::sort(stale.begin(), stale.end(), [](const Open& a, const Open& b) { return a.where.line < b.where.line; });
+  for (auto& o : stale) Close(std::move(o));
+}
+
+void Recognizer::Feed(const Line& line, const PreparedFigure* prepared) {
+  if (prepared && figure_sink_ && idle() && prepared->offset == line.offset) {  // read ahead, as FeedLogical would
+    current_line_ = line.number;
+    SendFigure(*prepared->sig, prepared->figure, prepared->prefix_host, prepared->time_seconds, line.number);
+    return;
+  }
+  if (!pending_.empty()) FlushPending(line.number);
+  if (!open_.empty() && line.number >= next_sweep_) {
+    CloseStale(line.number);
+    next_sweep_ = line.number + 64;
+  }
+  std::string_view text = line.text;
+  bool complete = true;
+  if (UnwrapCri(text, &cri_partial_, &unwrapped_, &complete)) {
+    if (!complete) return;  // wait for the rest of the line
+    text = unwrapped_;
+  }
+  bool known_candidate = line.holds_hit && text.data() == line.text.data();  // the fast path found a literal in it
+  if (open_.empty() && pending_.empty() && !known_candidate && !prefilter_->MayMatch(text)) return;
+  std::string host;
+  if (!text.empty() && (text.front() == '{' || text.front() == ' ') && UnwrapJson(text, &payload_lines_, &host)) {
+    for (const auto& payload : payload_lines_) FeedLogical(payload, line.number, host);
+    return;
+  }
+  FeedLogical(text, line.number, "");
+}
+
+void Recognizer::FeedLogical(std::string_view text, uint64_t number, const std::string& host) {
+  current_line_ = number;
+  CleanLine clean = cleaner_.Clean(text);  // a copy: the cleaner's buffer is reused below
+  if (clean.context.host.empty()) clean.context.host = host;
+  const std::string& stream = clean.context.host;
+  auto it = open_.find(stream);
+  if (it != open_.end()) {
+    if (Continue(&it->second, clean) == Step::kJoined) return;
+    Close(std::move(it->second));
+    open_.erase(it);
+  }
+  const Signature* sig = FindListingStart(stream, clean.message);
+  if (!sig && (sig = reader_.FindStart(clean.message))) {
+    auto pending = pending_.find(stream);  // another message: no listing follows that event
+    if (pending != pending_.end()) {
+      sink_(std::move(pending->second.event));
+      pending_.erase(pending);
+    }
+  }
+  if (sig && FigureReader::IsFigure(*sig)) {
+    EmitFigure(*sig, clean, number);
+  } else if (sig) {
+    OpenMessage(sig, clean, number);
+  }
+}
+
+// An event of sig at where, with what the line's prefix said (host, rank, time).
+Event Recognizer::NewEvent(const Signature& sig, const LineContext& context, const Location& where) const {
+  Event event;
+  event.signature = sig.id;
+  event.kind = sig.kind;
+  event.code = sig.code;
+  event.title = sig.title;
+  event.where = where;
+  event.input_index = input_index_;
+  event.host = context.host.empty() ? default_host_ : context.host;
+  event.rank = context.rank;
+  event.series_sample = sig.series;
+  event.activity = sig.activity;
+  event.time_seconds = TimestampSeconds(context.timestamp).value_or(-1);
+  return event;
+}
+
+// A memory figure or a sign of progress, read at once from its line: as a view
+// for the figure sink (the scanner), else as an event (rule samples, tests).
+void Recognizer::EmitFigure(const Signature& sig, const CleanLine& line, uint64_t number) {
+  figure_facts_.Clear();
+  FigureReader::ReadFacts(sig, line.message.substr(0, kMaxMessageBytes), &figure_facts_);
+  double time_seconds = TimestampSeconds(line.context.timestamp).value_or(-1);
+  if (figure_sink_) {
+    SendFigure(sig, figure_facts_, line.context.host, time_seconds, number);
+    return;
+  }
+  if (!FigureComplete(sig, figure_facts_, number)) return;
+  Event event = NewEvent(sig, line.context, Location{input_, number});
+  for (const auto& [info, value] : figure_facts_.facts) event.facts[info->name] = value;
+  for (const auto& [info, value] : figure_facts_.identities) SetIdentity(info->name, value, &event);
+  sink_(std::move(event));
+}
+
+// Reports the values a figure line had that could not be read; true when the
+// figure has every fact its signature requires.
+bool Recognizer::FigureComplete(const Signature& sig, const FigureFacts& facts, uint64_t number) {
+  for (const auto& warning : facts.warnings)
+    problems_->push_back(Problem{Problem::Severity::kWarning, input_ + ":" + std::to_string(number), warning,
+                                 "the rest of the message was read"});
+  return facts.HasRequired(sig);  // a figure without its number: nothing to add
+}
+
+void Recognizer::SendFigure(const Signature& sig, const FigureFacts& facts, const std::string& prefix_host,
+                            double time_seconds, uint64_t number) {
+  if (!FigureComplete(sig, facts, number)) return;
+  std::string_view host_fact = facts.Identity("host");
+  Figure figure;
+  figure.series = sig.series;
+  figure.title = sig.title;
+  figure.activity = sig.activity;
+  figure.input = &input_;
+  figure.input_index = input_index_;
+  figure.line = number;
+  figure.host = !host_fact.empty() ? host_fact : !prefix_host.empty() ? std::string_view(prefix_host) : default_host_;
+  figure.time_seconds = time_seconds;
+  figure.used = facts.Find(figure_infos_.used);
+  figure.limit = facts.Find(figure_infos_.limit);
+  figure.key = facts.Find(figure_infos_.key);
+  figure.program = facts.Find(figure_infos_.program);
+  figure_sink_(figure);
+}
+
+void Recognizer::OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number) {
+  if (open_.size() >= kMaxOpenStreams) Finish();
+  Open open;
+  open.sig = sig;
+  open.where = Location{input_, number};
+  open.context = line.context;
+  open.tallies.resize(sig->aggregates.size());
+  open.last_line = number;
+  open.text = std::string(line.message.substr(0, kMaxMessageBytes));
+  open.messages.emplace_back(line.message.substr(0, kMaxExcerptLine));
+  Tally(&open, line.message);
+  KeepExcerpt(&open, line);
+  open.lines = 1;
+  UpdateState(&open);
+  if (open.complete && !sig->follow) {
+    Close(std::move(open));
+    return;
+  }
+  open_[line.context.host] = std::move(open);
+}
+
+Recognizer::Step Recognizer::Continue(Open* open, const CleanLine& line) {
+  const Signature& sig = *open->sig;
+  if (open->lines >= sig.max_lines || open->text.size() >= kMaxMessageBytes) return Step::kClosed;
+  bool blank = line.message.empty();
+  if (!open->complete) {
+    if (blank) return Step::kClosed;
+    if (const Signature* other = reader_.FindStart(line.message)) {
+      // A start of another message closes this one, unless it is the rest of
+      // this message: the same signature, and joining it completes the message.
+      bool completes = other == &sig && sig.complete &&
+                       Contains(*sig.complete, open->text + " " + std::string(line.message));
+      if (open->has_required && !completes) return Step::kClosed;
+      if (other != &sig && other->priority >= sig.priority) return Step::kClosed;
+    } else if (open->wrapped >= sig.max_wrap) {
+      return Step::kClosed;
+    }
+    ++open->wrapped;
+    Join(open, line);
+    return Step::kJoined;
+  }
+  if (blank) {
+    if (open->blank_run >= 1) return Step::kClosed;
+    ++open->blank_run;
+    ++open->lines;
+    return Step::kJoined;
+  }
+  if (!sig.follow || !Contains(*sig.follow, line.message)) return Step::kClosed;
+  Join(open, line);
+  return Step::kJoined;
+}
+
+void Recognizer::KeepExcerpt(Open* open, const CleanLine& line) {
+  if (open->excerpt.size() < kMaxExcerptLines) open->excerpt.emplace_back(line.display.substr(0, kMaxExcerptLine));
+  ++open->excerpt_total;
+}
+
+bool Recognizer::Tally(Open* open, std::string_view message) {
+  bool took = false;
+  const auto& aggregates = open->sig->aggregates;
+  for (size_t i = 0; i < aggregates.size(); ++i) {
+    const Aggregate& agg = aggregates[i];
+    ForEachCapture(*agg.re, message, [&](std::string_view text) {
+      const FactInfo* value_info = agg.sum ? agg.sum : agg.max;
+      FactValue v;
+      std::string error;
+      if (value_info && !MakeFact(*value_info, text, &v, &error)) return;
+      Open::Tally& t = open->tallies[i];
+      t.sum += v.number;
+      t.max = t.count == 0 ? v.number : std::max(t.max, v.number);
+      ++t.count;
+      took = true;
+    });
+  }
+  return took;
+}
+
+void Recognizer::Join(Open* open, const CleanLine& line) {
+  KeepExcerpt(open, line);
+  open->last_line = current_line_;
+  ++open->lines;
+  open->blank_run = 0;
+  if (Tally(open, line.message)) return;  // its numbers are counted; keep the text small
+  open->text += ' ';
+  open->text.append(line.message.substr(0, kMaxMessageBytes - std::min(kMaxMessageBytes, open->text.size())));
+  if (open->messages.size() < kMaxListingLines) {
+    open->messages.emplace_back(line.message.substr(0, kMaxExcerptLine));
+  } else {
+    ++open->dropped_lines;
+  }
+  open->blank_run = 0;
+  if (!open->complete) UpdateState(open);
+}
+
+void Recognizer::UpdateState(Open* open) const {
+  const Signature& sig = *open->sig;
+  std::vector<bool> found(sig.require.size(), false);
+  for (const auto& pattern : sig.facts) {
+    MatchFacts(pattern, open->text, [&](const FactGroup& group, std::string_view) {
+      for (size_t i = 0; i < sig.require.size(); ++i) found[i] = found[i] || sig.require[i] == group.info->name;
+    });
+  }
+  open->has_required = std::find(found.begin(), found.end(), false) == found.end();
+  open->complete = sig.complete ? Contains(*sig.complete, open->text) : open->has_required;
+}
+
+void Recognizer::Close(Open&& open) {
+  const Signature& sig = *open.sig;
+  if (sig.reject && Contains(*sig.reject, open.text)) return;  // a known non-failure
+  Event event = NewEvent(sig, open.context, open.where);
+  for (const auto& pattern : sig.facts) {
+    MatchFacts(pattern, open.text,
+               [&](const FactGroup& group, std::string_view text) { Record(group, text, &event, problems_); });
+  }
+  for (const auto& name : sig.require) {
+    if (event.facts.count(name)) continue;
+    problems_->push_back(Problem{
+        Problem::Severity::kWarning, open.where.input + ":" + std::to_string(open.where.line),
+        "a " + sig.kind + " message without " + name + " was skipped (cut off or reworded?)",
+        "if this is a real OOM message, add its wording to a signature (see docs/rules.md)"});
+    return;
+  }
+  for (size_t i = 0; i < sig.aggregates.size(); ++i) {
+    const Open::Tally& t = open.tallies[i];
+    if (t.count == 0) continue;
+    const Aggregate& agg = sig.aggregates[i];
+    auto put = [&event](const FactInfo* info, double value) {
+      if (!info) return;
+      int64_t n = static_cast<int64_t>(value);
+      event.facts.emplace(info->name, info->type == FactType::kSize ? SizeValue(static_cast<double>(n)) : CountValue(n));
+    };
+    put(agg.sum, t.sum);
+    put(agg.max, t.max);
+    put(agg.count, static_cast<double>(t.count));
+  }
+  for (const auto& refinement : sig.kind_when) {
+    if (Contains(*refinement.re, open.text)) {
+      event.kind = refinement.kind;
+      break;
+    }
+  }
+  if (sig.items) {
+    event.allocations = sig.items->each ? ReadEachItem(*sig.items, open.text, open.where, problems_)
+                                        : ReadItems(*sig.items, open.messages, open.where, problems_);
+  }
+  if (open.dropped_lines > 0 || (sig.items && static_cast<int>(event.allocations.size()) >= sig.items->max_items)) {
+    problems_->push_back(Problem{Problem::Severity::kWarning, Where(open.where),
+                                 "listing longer than oomlens keeps: " + std::to_string(event.allocations.size()) +
+                                     " entries read, " + std::to_string(open.dropped_lines) + " more lines not read",
+                                 "its totals (aggregates) still count every line"});
+  }
+  event.excerpt = std::move(open.excerpt);
+  event.excerpt_total = open.excerpt_total;
+  std::string stream = open.context.host;
+  if (!sig.after.empty()) {
+    JoinListing(std::move(event), sig, stream);
+    return;
+  }
+  Emit(std::move(event), sig, stream);
+}
+
+// A listing joins the event it follows: its entries, the facts the event lacks,
+// and its lines in the excerpt.
+void Recognizer::JoinListing(Event&& listing, const Signature& sig, const std::string& stream) {
+  auto it = pending_.find(stream);
+  if (it == pending_.end()) return;  // FindListingStart opened it only after a pending event
+  Event& event = it->second.event;
+  it->second.last_line = current_line_;
+  size_t keep = sig.items ? static_cast<size_t>(sig.items->max_items) : listing.allocations.size();
+  size_t room = keep > event.allocations.size() ? keep - event.allocations.size() : 0;
+  if (listing.allocations.size() > room && !it->second.warned) {  // a long dump arrives in pieces
+    problems_->push_back(Problem{Problem::Severity::kWarning, Where(event.where),
+                                 "allocation listing longer than " + std::to_string(keep) +
+                                     " entries: the first ones are kept and summarised, the rest skipped",
+                                 "the JSON report lists the entries kept"});
+    it->second.warned = true;
+  }
+  if (listing.allocations.size() > room) listing.allocations.resize(room);
+  for (auto& a : listing.allocations) event.allocations.push_back(std::move(a));
+  for (auto& [name, value] : listing.facts) event.facts.emplace(name, std::move(value));
+  event.listings.push_back(sig.id);
+  for (auto& line : listing.excerpt) {
+    if (event.excerpt.size() < kMaxExcerptLines) event.excerpt.push_back(std::move(line));
+  }
+  event.excerpt_total += listing.excerpt_total;
+}
+
+void Recognizer::Emit(Event&& event, const Signature& sig, const std::string& stream) {
+  if (!sig.annotates.empty() && !emit_annotations_) {
+    if (annotations_.size() >= kMaxAnnotations) annotations_.erase(annotations_.begin());
+    annotations_.emplace_back(&sig, std::move(event));
+    return;
+  }
+  for (auto it = annotations_.begin(); it != annotations_.end();) {
+    const auto& kinds = it->first->annotates;
+    if (std::find(kinds.begin(), kinds.end(), event.kind) == kinds.end()) {
+      ++it;
+      continue;
+    }
+    for (auto& [name, value] : it->second.facts) event.facts.emplace(name, std::move(value));
+    it = annotations_.erase(it);
+  }
+  if (listing_targets_.count(event.kind)) {  // a listing may follow: hold the event back
+    auto pending = pending_.find(stream);
+    if (pending != pending_.end()) {
+      sink_(std::move(pending->second.event));
+      pending_.erase(pending);
+    }
+    pending_[stream] = Pending{std::move(event), current_line_};
+    return;
+  }
+  sink_(std::move(event));
+}
+
+void Recognizer::Finish() {
+  std::map<std::string, Open> open;
+  open.swap(open_);
+  std::vector<Open> by_line;
+  for (auto& entry : open) by_line.push_back(std::move(entry.second));
+  std::sort(by_line.begin(), by_line.end(),
+            [](const Open& a, const Open& b) { return a.where.line < b.where.line; });
+  for (auto& o : by_line) Close(std::move(o));
+  FlushPending(UINT64_MAX);
+}
+
+std::vector<Event> RecognizeText(const RuleData& rules, std::string_view text, bool emit_annotations,
+                                 std::vector<Problem>* problems) {
+  std::vector<Event> events;
+  Recognizer recognizer(rules, [&events](Event&& e) { events.push_back(std::move(e)); }, problems);
+  recognizer.set_emit_annotations(emit_annotations);
+  recognizer.BeginInput("sample", 0);
+  StringSource source(text);
+  LineReader reader(&source);
+  Line line;
+  while (reader.Next(&line)) recognizer.Feed(line);
+  recognizer.Finish();
+  return events;
+}
+
+}  // namespace oomlens

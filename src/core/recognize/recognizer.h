@@ -1,0 +1,143 @@
+// Recognition: turns cleaned lines into Events using the signatures.
+//
+// A line holding a signature's start opens a message. Following lines of the
+// same stream (host tag) join it:
+//   - while the message lacks its required facts, any non-blank line joins
+//     (up to max_wrap), unless it starts a message of another signature of
+//     equal or higher priority: this is how wrapped and pasted messages read;
+//   - once it has them but is not complete, a line that starts a message closes it;
+//   - once complete (the 'complete' pattern matches), only 'follow' lines join
+//     (one blank line between them is allowed).
+// The joined text (lines separated by a space) is then matched by every fact pattern.
+// A message whose stream stays silent for a while is closed, so a host that never
+// prints again does not keep the scanner off its fast path.
+// Events of a signature that 'annotates' other kinds (a warning that precedes an
+// OOM) are held and their facts added to the next event of those kinds in the input.
+// A signature that comes 'after' other kinds (an allocation dump printed right
+// after the OOM message) is tried only on the few lines that follow an event of
+// those kinds in the same stream; its entries and facts join that event, which
+// is held back until no listing can follow any more.
+#ifndef OOMLENS_CORE_RECOGNIZER_H_
+#define OOMLENS_CORE_RECOGNIZER_H_
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/model/figure.h"
+#include "core/recognize/figure_reader.h"
+#include "core/input/line_cleaner.h"
+#include "core/input/line_reader.h"
+#include "core/rules/prefilter.h"
+#include "core/rules/rule_data.h"
+#include "oomlens/report.h"
+
+namespace oomlens {
+
+/// Receives each recognised event.
+using EventSink = std::function<void(Event&&)>;
+
+class Recognizer {
+ public:
+  Recognizer(const RuleData& rules, EventSink sink, std::vector<Problem>* problems);
+
+  /// Starts a new input; closes what the previous one left open. default_host
+  /// names the machine of events whose lines carry no host tag.
+  void BeginInput(const std::string& name, int index, const std::string& default_host = "");
+  /// Feeds one raw line of the current input. prepared, when given, is what the
+  /// read-ahead thread read from a figure line: taken when it is this line and
+  /// no message is open (then it is what reading the line here would give).
+  void Feed(const Line& line, const PreparedFigure* prepared = nullptr);
+  /// Closes every open message (end of input).
+  void Finish();
+  /// True when no message is open: lines without a literal cannot matter.
+  bool idle() const { return open_.empty() && pending_.empty() && cri_partial_.empty(); }
+  /// Offset of the first literal in text, or npos (the prefilter).
+  size_t FindCandidate(std::string_view text) const { return prefilter_->Find(text); }
+  const std::shared_ptr<const Prefilter>& shared_prefilter() const { return prefilter_; }
+  /// Hands figures (series and activity signatures read from one line) to sink
+  /// as views instead of events: cheaper on logs with a figure every step.
+  void set_figure_sink(std::function<void(const Figure&)> sink) { figure_sink_ = std::move(sink); }
+  /// Emits annotation events as events of their own (for checking samples).
+  void set_emit_annotations(bool emit) { emit_annotations_ = emit; }
+
+ private:
+  struct Open {
+    const Signature* sig = nullptr;
+    std::string text;                   // message lines joined by spaces
+    std::vector<std::string> messages;  // the message lines, for item listings
+    std::vector<std::string> excerpt;
+    Location where;
+    LineContext context;
+    int lines = 0, wrapped = 0, blank_run = 0;
+    bool complete = false, has_required = false;
+    uint64_t excerpt_total = 0;
+    uint64_t last_line = 0;  // input line that last joined it
+    size_t dropped_lines = 0;  // listing lines beyond what is kept for items
+    struct Tally {
+      double sum = 0, max = 0;
+      int64_t count = 0;
+    };
+    std::vector<Tally> tallies;  // one per signature aggregate
+  };
+  enum class Step { kJoined, kClosed };
+  // An event that a listing ('after' signature) may still follow.
+  struct Pending {
+    Event event;
+    uint64_t last_line = 0;  // last line of the event or of a listing that joined it
+    bool warned = false;     // a listing was cut to what is kept
+  };
+
+  void FeedLogical(std::string_view text, uint64_t number, const std::string& host);
+  const Signature* FindListingStart(const std::string& stream, std::string_view message) const;
+  void OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number);
+  Event NewEvent(const Signature& sig, const LineContext& context, const Location& where) const;
+  void EmitFigure(const Signature& sig, const CleanLine& line, uint64_t number);
+  bool FigureComplete(const Signature& sig, const FigureFacts& facts, uint64_t number);
+  void SendFigure(const Signature& sig, const FigureFacts& facts, const std::string& prefix_host, double time_seconds,
+                  uint64_t number);
+  Step Continue(Open* open, const CleanLine& line);
+  void Join(Open* open, const CleanLine& line);
+  bool Tally(Open* open, std::string_view message);  // true when an aggregate took the line
+  void KeepExcerpt(Open* open, const CleanLine& line);  // first lines for the excerpt, and the count
+  void UpdateState(Open* open) const;
+  void Close(Open&& open);
+  void Emit(Event&& event, const Signature& sig, const std::string& stream);
+  void JoinListing(Event&& listing, const Signature& sig, const std::string& stream);
+  void FlushPending(uint64_t before_line);  // emits events no listing can follow any more
+  void CloseStale(uint64_t line);
+
+  const RuleData& rules_;
+  EventSink sink_;
+  std::function<void(const Figure&)> figure_sink_;  // null: figures come out as events
+  struct FigureInfos {
+    const FactInfo *used, *limit, *key, *program;
+  } figure_infos_{};
+  FigureFacts figure_facts_;  // scratch of EmitFigure
+  std::vector<Problem>* problems_;
+  std::shared_ptr<const Prefilter> prefilter_;
+  LineCleaner cleaner_;
+  std::map<std::string, Open> open_;  // by stream (host tag)
+  std::vector<std::pair<const Signature*, Event>> annotations_;  // waiting for their event
+  std::map<std::string, Pending> pending_;  // by stream: events a listing may follow
+  std::set<std::string> listing_targets_;   // kinds some 'after' signature follows
+  std::string input_;
+  std::string default_host_;
+  std::string cri_partial_, unwrapped_;  // CRI 'P' lines waiting for their 'F'; scratch
+  std::vector<std::string> payload_lines_;
+  FigureReader reader_;  // finds starts and reads figures
+  int input_index_ = 0;
+  uint64_t next_sweep_ = 0;
+  uint64_t current_line_ = 0;
+  bool emit_annotations_ = false;
+};
+
+/// Recognises every event of text as one whole input named "sample" (rule
+/// samples, tests). Annotations come out as events when emit_annotations.
+std::vector<Event> RecognizeText(const RuleData& rules, std::string_view text, bool emit_annotations,
+                                 std::vector<Problem>* problems);
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_CORE_RECOGNIZER_H_

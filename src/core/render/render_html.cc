@@ -1,0 +1,222 @@
+// A self-contained HTML report: no external scripts, fonts or styles; every
+// string from the log is escaped; an inline SVG bar shows each incident's memory.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "core/analyze/allocation_summary.h"
+#include "oomlens/render.h"
+#include "oomlens/size.h"
+
+namespace oomlens {
+namespace {
+
+const char kStyle[] =
+    "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:60em;color:#222}"
+    "h1{font-size:1.4em}h2{font-size:1.1em;margin-top:2em}.cause{color:#b00;font-weight:bold}"
+    "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}"
+    "pre{background:#f6f6f6;padding:.6em;overflow-x:auto;white-space:pre-wrap}.muted{color:#666}";
+
+const FactValue* Fact(const Incident& i, const char* name) {
+  auto it = i.facts.find(name);
+  return it == i.facts.end() ? nullptr : &it->second;
+}
+
+// The memory picture: the device (or limit) as a bar, what is used and free,
+// and the request that failed drawn against it. Only printed numbers are drawn.
+std::string MemoryBar(const Incident& i) {
+  const FactValue* whole = Fact(i, "capacity_bytes");
+  if (!whole) whole = Fact(i, "limit_bytes");
+  const FactValue* requested = Fact(i, "requested_bytes");
+  if (!requested) requested = Fact(i, "used_bytes");
+  const FactValue* free = Fact(i, "free_bytes");
+  double scale = 0;
+  for (const FactValue* v : {whole, requested, free, Fact(i, "used_bytes")})
+    if (v) scale = std::max(scale, static_cast<double>(v->integer));
+  if (scale <= 0 || (!whole && !free)) return "";
+  const double width = 500;  // leaves room for the value label of the longest bar
+  auto w = [&](const FactValue* v) { return v ? std::max(1.0, width * static_cast<double>(v->integer) / scale) : 0; };
+  std::ostringstream svg;
+  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='720' height='106' role='img' aria-label='memory picture'>";
+  int y = 4;
+  auto bar = [&](const char* label, const FactValue* v, const char* color) {
+    if (!v) return;
+    svg << "<text x='0' y='" << y + 13 << "' font-size='12'>" << label << "</text><rect x='120' y='" << y
+        << "' width='" << w(v) << "' height='16' fill='" << color << "'/><text x='" << 126 + w(v) << "' y='" << y + 13
+        << "' font-size='12'>" << FormatSize(v->integer) << "</text>";
+    y += 20;
+  };
+  bar(Fact(i, "capacity_bytes") ? "device memory" : "limit", whole, "#9ab");
+  if (Fact(i, "requested_bytes")) bar("in use", Fact(i, "used_bytes"), "#a8a");  // used is the need otherwise
+  bar("free", free, "#7b7");
+  bar(Fact(i, "requested_bytes") ? "requested" : "needed", requested, "#d55");
+  const FactValue* largest = Fact(i, "largest_free_bytes");
+  if (!largest) largest = Fact(i, "reservable_bytes");
+  bar("largest free", largest, "#cc7");
+  svg << "</svg>";
+  return svg.str();
+}
+
+// The top allocations as bars, the padding part of each shaded lighter.
+std::string AllocationChart(const std::vector<const Allocation*>& shown) {
+  double largest = 0;
+  for (const Allocation* a : shown) {
+    auto it = a->fields.find("size_bytes");
+    if (it != a->fields.end()) largest = std::max(largest, it->second.number);
+  }
+  if (largest <= 0) return "";
+  const double width = 420;
+  std::ostringstream svg;
+  size_t bars = shown.size();
+  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='720' height='" << 20 * bars + 8
+      << "' role='img' aria-label='largest allocations'>";
+  for (size_t k = 0; k < bars; ++k) {
+    const Facts& f = shown[k]->fields;
+    auto size = f.find("size_bytes");
+    if (size == f.end()) continue;
+    auto padding = f.find("padding_bytes");
+    double total = width * size->second.number / largest;
+    double padded = padding == f.end() ? 0 : std::min(total, width * padding->second.number / largest);
+    auto shape = f.find("shape");
+    std::string label = shape == f.end() ? "" : shape->second.text.substr(0, 40);
+    int y = 4 + static_cast<int>(k) * 20;
+    svg << "<rect x='0' y='" << y << "' width='" << std::max(1.0, total - padded) << "' height='16' fill='#58a'/>";
+    if (padded > 0) {
+      svg << "<rect x='" << total - padded << "' y='" << y << "' width='" << padded
+          << "' height='16' fill='#c9dcee'><title>padding</title></rect>";
+    }
+    svg << "<text x='" << total + 6 << "' y='" << y + 13 << "' font-size='12'>" << FormatSize(size->second.integer)
+        << " " << HtmlEscape(label) << "</text>";
+  }
+  svg << "</svg>";
+  return svg.str();
+}
+
+// The memory series as a line over the figures, with the limit when printed.
+std::string SeriesChart(const MemorySeries& s) {
+  if (s.points.empty()) return "";
+  double top = static_cast<double>(std::max<int64_t>(s.limit_bytes, 1));
+  for (const auto& p : s.points) top = std::max(top, static_cast<double>(p.bytes));
+  const double width = 600, height = 120;
+  std::ostringstream svg;
+  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='720' height='" << height + 36
+      << "' role='img' aria-label='memory series'><polyline fill='none' stroke='#58a' stroke-width='2' points='";
+  size_t n = s.points.size();
+  for (size_t k = 0; k < n; ++k) {
+    double x = n == 1 ? 0 : width * static_cast<double>(k) / static_cast<double>(n - 1);
+    double y = 16 + height * (1 - static_cast<double>(s.points[k].bytes) / top);
+    svg << x << "," << y << " ";
+  }
+  svg << "'/>";
+  if (s.limit_bytes > 0) {
+    double y = 16 + height * (1 - static_cast<double>(s.limit_bytes) / top);
+    svg << "<line x1='0' x2='" << width << "' y1='" << y << "' y2='" << y << "' stroke='#c33' stroke-dasharray='4'/>"
+        << "<text x='" << width + 6 << "' y='" << y + 4 << "' font-size='12'>limit " << FormatSize(s.limit_bytes) << "</text>";
+  }
+  svg << "<text x='0' y='" << height + 32 << "' font-size='12'>" << HtmlEscape(s.name) << ": "
+      << FormatSize(s.points.front().bytes) << " to " << FormatSize(s.points.back().bytes) << ", " << s.samples
+      << " figures, lines " << s.first.line << "-" << s.last.line << "</text></svg>";
+  return svg.str();
+}
+
+// The owners, labels and groups of identical buffers holding most of a listing.
+std::string GroupsTable(const Incident& i) {
+  if (i.allocation_groups.empty()) return "";
+  std::ostringstream out;
+  out << "<table><tr><th>by</th><th>what</th><th>count</th><th>bytes</th><th>share</th></tr>";
+  for (const auto& g : i.allocation_groups) {
+    char share[16];
+    std::snprintf(share, sizeof share, "%.0f%%", 100 * g.share);
+    out << "<tr><td>" << HtmlEscape(g.by) << "</td><td>" << HtmlEscape(g.key) << "</td><td>" << g.count << "</td><td>"
+        << FormatSize(g.bytes) << "</td><td>" << share << "</td></tr>";
+  }
+  out << "</table>";
+  return out.str();
+}
+
+void RenderIncidentHtml(const Incident& i, size_t number, std::ostream& out) {
+  const Diagnosis& d = i.diagnosis;
+  out << "<h2>[" << number << "] " << HtmlEscape((i.code.empty() ? "" : i.code + " ") + i.title) << " &middot; <span class='cause'>"
+      << HtmlEscape(d.best.cause) << "</span></h2>\n<p>" << HtmlEscape(d.summary) << "</p>\n";
+  if (i.consequence_of) out << "<p class='muted'>follows [" << i.consequence_of << "]: " << HtmlEscape(i.relation) << "</p>\n";
+  out << MemoryBar(i) << "\n<table>\n";
+  out << "<tr><th>seen</th><td>" << i.occurrences << (i.occurrences == 1 ? " time" : " times") << ", first at " << HtmlEscape(i.first.input) << ":"
+      << i.first.line << "</td></tr>\n";
+  if (!i.partitions.empty()) out << "<tr><th>partitions</th><td>" << HtmlEscape(FormatIdSet(i.partitions)) << "</td></tr>\n";
+  if (!i.hosts.empty()) out << "<tr><th>hosts</th><td>" << HtmlEscape(FormatNameSet(i.hosts)) << "</td></tr>\n";
+  for (const auto& [name, value] : i.facts) {
+    std::string shown = value.type == FactType::kSize ? FormatSize(value.integer) : value.text;
+    out << "<tr><th>" << HtmlEscape(name) << "</th><td>" << HtmlEscape(shown) << "</td></tr>\n";
+  }
+  out << "</table>\n";
+  if (!d.evidence.empty()) {
+    out << "<h3>Evidence</h3><ul>";
+    for (const auto& e : d.evidence) out << "<li>" << HtmlEscape(e) << "</li>";
+    out << "</ul>\n";
+  }
+  if (i.series.samples > 0) out << "<h3>Memory before the failure</h3>" << SeriesChart(i.series) << "\n";
+  if (!i.allocations.empty()) {
+    out << "<h3>Largest allocations</h3>" << AllocationChart(ListingOrder(i.allocations, 10))
+        << "<p class='muted'>dark: data, light: padding</p>" << GroupsTable(i)
+        << "<table><tr><th>size</th><th>shape</th><th>operator or owner</th><th>padding</th></tr>";
+    for (const Allocation* a : ListingOrder(i.allocations, 20)) {
+      const Facts& f = a->fields;
+      auto get = [&f](const char* n) {
+        auto it = f.find(n);
+        if (it == f.end()) return std::string();
+        return it->second.type == FactType::kSize ? FormatSize(it->second.integer) : it->second.text;
+      };
+      out << "<tr><td>" << HtmlEscape(get("size_bytes")) << "</td><td>" << HtmlEscape(get("shape")) << "</td><td>"
+          << HtmlEscape(get("operator").empty() ? get("owner") : get("operator")) << "</td><td>" << HtmlEscape(get("padding_bytes")) << "</td></tr>";
+    }
+    out << "</table>\n";
+  }
+  if (!d.advice.empty()) {
+    out << "<h3>Advice</h3><ol>";
+    for (const auto& a : d.advice) out << "<li>" << HtmlEscape(a) << "</li>";
+    out << "</ol>\n";
+  }
+  for (const auto& doc : d.docs) {
+    bool web = doc.rfind("https://", 0) == 0 || doc.rfind("http://", 0) == 0;
+    out << "<p>" << (web ? "<a href='" + HtmlEscape(doc) + "'>" : "") << HtmlEscape(doc) << (web ? "</a>" : "") << "</p>\n";
+  }
+  out << "<pre>";
+  for (const auto& line : i.excerpt) out << HtmlEscape(line) << "\n";
+  out << "</pre>\n";
+}
+
+}  // namespace
+
+std::string HtmlEscape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default:
+        if (c < 0x20 && c != '\t' && c != '\n') out += "&#xFFFD;";  // control bytes from the log
+        else out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+void RenderHtml(const Report& report, std::ostream& out) {
+  size_t n = report.incidents.size();
+  std::string verdict = n == 0 ? "no OOM found" : std::to_string(n) + " OOM incident" + (n == 1 ? "" : "s");
+  out << "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+      << "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"
+      << "<title>oomlens: " << verdict << "</title><style>" << kStyle << "</style></head><body>\n"
+      << "<h1>oomlens: " << verdict << "</h1>\n<p class='muted'>";
+  for (const auto& in : report.inputs) out << HtmlEscape(in.name) << " (" << in.lines << " lines) ";
+  out << "</p>\n";
+  for (size_t k = 0; k < n; ++k) RenderIncidentHtml(report.incidents[k], k + 1, out);
+  out << "<p class='muted'>oomlens " << Version() << "</p></body></html>\n";
+}
+
+}  // namespace oomlens

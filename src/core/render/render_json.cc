@@ -1,0 +1,154 @@
+#include <algorithm>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "core/render/render_json.h"
+#include "oomlens/render.h"
+
+namespace oomlens {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson FactJson(const FactValue& v) {
+  switch (v.type) {
+    case FactType::kSize:
+    case FactType::kCount: return v.integer;
+    case FactType::kRatio: return v.number;
+    case FactType::kText:
+    case FactType::kIdentity: return v.text;
+  }
+  return nullptr;
+}
+
+ojson FactsJson(const Facts& facts) {
+  ojson out = ojson::object();
+  for (const auto& [name, value] : facts) out[name] = FactJson(value);
+  return out;
+}
+
+// The memory series printed before the incident, or null.
+ojson SeriesJson(const MemorySeries& s) {
+  if (s.samples == 0) return nullptr;
+  ojson points = ojson::array();
+  for (const auto& p : s.points) points.push_back({p.line, p.bytes});
+  ojson j;
+  j["name"] = s.name;
+  j["key"] = s.key;
+  j["host"] = s.host;
+  j["samples"] = s.samples;
+  j["limit_bytes"] = s.limit_bytes < 0 ? ojson(nullptr) : ojson(s.limit_bytes);
+  j["first"] = {{"input", s.first.input}, {"line", s.first.line}};
+  j["last"] = {{"input", s.last.input}, {"line", s.last.line}};
+  j["first_seconds"] = s.first_seconds < 0 ? ojson(nullptr) : ojson(s.first_seconds);
+  j["last_seconds"] = s.last_seconds < 0 ? ojson(nullptr) : ojson(s.last_seconds);
+  j["points"] = points;  // [line, bytes], at most 1024 (decimated evenly beyond)
+  return j;
+}
+
+}  // namespace
+
+ojson IncidentJson(const Incident& i) {
+  const Diagnosis& d = i.diagnosis;
+  ojson printed = ojson::object();
+  for (const auto& [name, value] : i.facts) {
+    if (value.type == FactType::kSize || value.type == FactType::kCount) printed[name] = value.text;
+  }
+  ojson alternatives = ojson::array();
+  for (const auto& a : d.alternatives) {
+    alternatives.push_back({{"cause", a.cause}, {"confidence", a.confidence}, {"rule", a.rule}});
+  }
+  ojson outliers = ojson::array();
+  for (const auto& o : i.outliers) {
+    outliers.push_back({{"input", o.where.input}, {"line", o.where.line}, {"who", o.who},
+                        {"differences", o.differences}});
+  }
+  ojson j;
+  j["kind"] = i.kind;
+  j["code"] = i.code;
+  j["title"] = i.title;
+  j["occurrences"] = i.occurrences;
+  j["first"] = {{"input", i.first.input}, {"line", i.first.line}, {"who", i.first_who}};
+  j["replicas"] = i.replicas;
+  j["partitions"] = i.partitions;
+  j["hosts"] = i.hosts;
+  j["devices"] = i.devices;
+  j["ranks"] = i.ranks;
+  j["facts"] = FactsJson(i.facts);
+  j["printed"] = printed;
+  j["derived"] = FactsJson(i.derived);
+  ojson allocations = ojson::array();
+  for (const auto& a : i.allocations) allocations.push_back(FactsJson(a.fields));
+  j["allocations"] = allocations;
+  ojson groups = ojson::array();
+  for (const auto& g : i.allocation_groups) {
+    groups.push_back({{"by", g.by}, {"key", g.key}, {"count", g.count}, {"bytes", g.bytes}, {"share", g.share}});
+  }
+  j["allocation_groups"] = groups;
+  j["series"] = SeriesJson(i.series);
+  j["history"] = {{"compiles", i.history.compiles}, {"first_compile_line", i.history.first_compile_line},
+                  {"steps", i.history.steps}, {"last_step_line", i.history.last_step_line}};
+  j["cause"] = d.best.cause;
+  j["confidence"] = d.best.confidence;
+  j["summary"] = d.summary;
+  j["evidence"] = d.evidence;
+  j["advice"] = d.advice;
+  j["docs"] = d.docs;
+  j["rule"] = d.best.rule;
+  j["alternatives"] = alternatives;
+  j["outliers"] = outliers;
+  j["consequence_of"] = i.consequence_of == 0 ? ojson(nullptr) : ojson(i.consequence_of);
+  j["relation"] = i.relation;
+  j["excerpt"] = i.excerpt;
+  j["excerpt_lines"] = std::max<uint64_t>(i.excerpt_total, i.excerpt.size());
+  return j;
+}
+
+std::string Fingerprint(const Incident& i) {
+  std::string key = i.kind + "|" + i.diagnosis.best.cause;
+  for (const char* name : {"program", "shape", "requested_bytes", "used_bytes", "limit_bytes"}) {
+    auto it = i.facts.find(name);
+    key += "|" + (it == i.facts.end() ? std::string() : it->second.text);
+  }
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a, 64 bits
+  for (unsigned char c : key) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(hash));
+  return buf;
+}
+
+std::string Dump(const ojson& j, int indent) {
+  return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
+}
+
+const char* Version() { return OOMLENS_VERSION; }
+
+void RenderJson(const Report& report, std::ostream& out) {
+  ojson doc;
+  doc["schema_version"] = 1;
+  doc["oomlens_version"] = Version();
+  ojson inputs = ojson::array();
+  for (const auto& in : report.inputs) {
+    inputs.push_back({{"name", in.name}, {"lines", in.lines}, {"bytes", in.bytes}, {"ok", in.ok}});
+  }
+  doc["inputs"] = inputs;
+  ojson incidents = ojson::array();
+  for (const auto& i : report.incidents) incidents.push_back(IncidentJson(i));
+  doc["incidents"] = incidents;
+  ojson problems = ojson::array();
+  for (const auto& p : report.problems) {
+    problems.push_back({{"severity", p.severity == Problem::Severity::kError ? "error" : "warning"},
+                        {"where", p.where},
+                        {"message", p.message},
+                        {"help", p.help}});
+  }
+  doc["problems"] = problems;
+  // Invalid UTF-8 from the log becomes U+FFFD, so the document is always valid.
+  out << Dump(doc, 2) << "\n";
+}
+
+}  // namespace oomlens

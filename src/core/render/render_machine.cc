@@ -1,0 +1,88 @@
+// Machine formats for CI systems: JSON Lines, SARIF 2.1.0, GitLab Code Quality.
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "core/render/render_json.h"
+#include "oomlens/render.h"
+
+namespace oomlens {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+constexpr size_t kMaxSarifResults = 5000;  // well under GitHub's upload limits
+
+std::string Uri(const std::string& input) { return input == "<stdin>" ? "stdin" : input; }
+
+}  // namespace
+
+void RenderJsonl(const Report& report, std::ostream& out) {
+  for (const auto& incident : report.incidents) {
+    ojson line;
+    line["schema_version"] = 1;
+    line["oomlens_version"] = Version();
+    const ojson fields = IncidentJson(incident);  // items() must not outlive it
+    for (const auto& [key, value] : fields.items()) line[key] = value;
+    line["fingerprint"] = Fingerprint(incident);
+    out << Dump(line, -1) << "\n";
+  }
+}
+
+void RenderSarif(const Report& report, std::ostream& out) {
+  ojson rules = ojson::array(), results = ojson::array();
+  std::vector<std::string> rule_ids;
+  for (const auto& i : report.incidents) {
+    const Diagnosis& d = i.diagnosis;
+    std::string rule_id = d.best.rule.empty() ? "oomlens/" + d.best.cause : d.best.rule;
+    if (std::find(rule_ids.begin(), rule_ids.end(), rule_id) == rule_ids.end()) {
+      rule_ids.push_back(rule_id);
+      ojson rule = {{"id", rule_id},
+                    {"name", d.best.cause},
+                    {"shortDescription", {{"text", "Out of memory: " + d.best.cause}}},
+                    {"defaultConfiguration", {{"level", "error"}}}};
+      if (!d.docs.empty()) rule["helpUri"] = d.docs.front();
+      if (!d.advice.empty()) rule["help"] = {{"text", d.advice.front()}};
+      rules.push_back(rule);
+    }
+    if (results.size() >= kMaxSarifResults) continue;
+    std::string message = (i.code.empty() ? i.kind : i.code) + ": " + d.summary;
+    results.push_back(
+        {{"ruleId", rule_id},
+         {"level", "error"},
+         {"message", {{"text", message}}},
+         {"locations",
+          {{{"physicalLocation",
+             {{"artifactLocation", {{"uri", Uri(i.first.input)}}},
+              {"region", {{"startLine", std::max<uint64_t>(1, i.first.line)}}}}}}}},
+         {"partialFingerprints", {{"oomlens/v1", Fingerprint(i)}}},
+         {"properties", {{"kind", i.kind}, {"occurrences", i.occurrences}, {"confidence", d.best.confidence}}}});
+  }
+  ojson doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+               {"version", "2.1.0"},
+               {"runs",
+                {{{"tool",
+                   {{"driver",
+                     {{"name", "oomlens"},
+                      {"version", Version()},
+                      {"informationUri", "https://openxla.org/xla/errors"},
+                      {"rules", rules}}}}},
+                  {"results", results}}}}};
+  out << Dump(doc, 2) << "\n";
+}
+
+void RenderGitlab(const Report& report, std::ostream& out) {
+  ojson issues = ojson::array();
+  for (const auto& i : report.incidents) {
+    std::string description = (i.code.empty() ? i.kind : i.code) + " " + i.diagnosis.best.cause + ": " +
+                              i.diagnosis.summary;
+    issues.push_back({{"description", description},
+                      {"check_name", i.diagnosis.best.rule.empty() ? i.diagnosis.best.cause : i.diagnosis.best.rule},
+                      {"fingerprint", Fingerprint(i)},
+                      {"severity", i.consequence_of == 0 ? "critical" : "major"},
+                      {"location", {{"path", Uri(i.first.input)}, {"lines", {{"begin", std::max<uint64_t>(1, i.first.line)}}}}}});
+  }
+  out << Dump(issues, 2) << "\n";
+}
+
+}  // namespace oomlens

@@ -1,0 +1,99 @@
+#include "core/rules/json_locator.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+namespace oomlens {
+
+std::string PointerEscape(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+JsonLocator::JsonLocator(std::string_view text) : text_(text) {
+  line_starts_.push_back(0);
+  for (size_t i = 0; i < text_.size(); ++i)
+    if (text_[i] == '\n') line_starts_.push_back(i + 1);
+  SkipSpace();
+  Value("");
+}
+
+void JsonLocator::SkipSpace() {
+  while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+}
+
+std::string JsonLocator::String() {
+  std::string out;
+  ++pos_;  // opening quote
+  while (pos_ < text_.size() && text_[pos_] != '"') {
+    if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) {
+      out += text_[pos_ + 1];  // approximate: enough for keys
+      pos_ += 2;
+      continue;
+    }
+    out += text_[pos_++];
+  }
+  ++pos_;  // closing quote
+  return out;
+}
+
+void JsonLocator::Value(const std::string& pointer) {
+  if (pos_ >= text_.size() || ++depth_ > 200) return;
+  offsets_[pointer] = pos_;
+  char c = text_[pos_];
+  if (c == '{' || c == '[') {
+    bool object = c == '{';
+    char close = object ? '}' : ']';
+    ++pos_;
+    for (size_t index = 0;; ++index) {
+      SkipSpace();
+      if (pos_ >= text_.size() || text_[pos_] == close) break;
+      std::string child = pointer + "/" + std::to_string(index);
+      if (object) {
+        if (text_[pos_] != '"') break;
+        child = pointer + "/" + PointerEscape(String());
+        SkipSpace();
+        if (pos_ < text_.size() && text_[pos_] == ':') ++pos_;
+        SkipSpace();
+      }
+      size_t before = pos_;
+      Value(child);
+      SkipSpace();
+      if (pos_ < text_.size() && text_[pos_] == ',') ++pos_;
+      if (pos_ == before) break;  // no progress: malformed
+    }
+    if (pos_ < text_.size()) ++pos_;
+  } else if (c == '"') {
+    String();
+  } else {
+    while (pos_ < text_.size() && !std::strchr(",]} \t\r\n", text_[pos_])) ++pos_;
+  }
+  --depth_;
+}
+
+std::string JsonLocator::WhereOffset(size_t offset) const {
+  offset = std::min(offset, text_.size());
+  auto next = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);  // the line after offset's
+  size_t line = static_cast<size_t>(next - line_starts_.begin());
+  size_t col = offset - line_starts_[line - 1] + 1;
+  return std::to_string(line) + ":" + std::to_string(col);
+}
+
+std::string JsonLocator::Where(const std::string& pointer) const {
+  std::string p = pointer;
+  for (;;) {
+    auto it = offsets_.find(p);
+    if (it != offsets_.end()) return WhereOffset(it->second);
+    size_t slash = p.rfind('/');
+    if (slash == std::string::npos) return "1:1";
+    p = p.substr(0, slash);
+  }
+}
+
+}  // namespace oomlens

@@ -1,0 +1,285 @@
+#include "core/rules/literal_search.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <limits>
+
+#include "core/input/simd.h"
+
+namespace oomlens {
+namespace {
+
+constexpr int kMaxK = 4;
+constexpr int kBucketBits = 12;
+constexpr size_t kBuckets = size_t{1} << kBucketBits;
+constexpr size_t kWindow = 32;  // positions tested at once
+
+// Rough share of each byte in training logs (digits, lower case and spaces
+// dominate; upper case and brackets are rarer). Only the order matters: it
+// steers fingerprints towards rare bytes.
+double ByteWeight(unsigned char c) {
+  if (c == ' ') return 0.15;
+  if (c >= '0' && c <= '9') return 0.03;
+  if (c >= 'a' && c <= 'z') {
+    if (c == 'e') return 0.05;
+    if (std::strchr("taoinsr", c)) return 0.035;
+    if (std::strchr("lcdumhp", c)) return 0.02;
+    if (std::strchr("xjqz", c)) return 0.002;
+    return 0.01;
+  }
+  if (c >= 'A' && c <= 'Z') return std::strchr("EITSORAN", c) ? 0.006 : 0.004;
+  if (std::strchr(".:-/=,_", c)) return 0.015;
+  if (c == '\t') return 0.005;
+  if (std::strchr("[]()'\"{}%|#", c)) return 0.004;
+  return 0.002;
+}
+
+uint32_t Hash(uint32_t key) { return (key * 2654435761u) >> (32 - kBucketBits); }
+
+uint32_t KeyAt(const unsigned char* p, int k) {
+  uint32_t key = 0;
+  for (int j = 0; j < k; ++j) key |= static_cast<uint32_t>(p[j]) << (8 * j);
+  return key;
+}
+
+bool Usable(const std::string& literal, size_t offset, int k) {
+  for (int j = 0; j < k; ++j)
+    if (static_cast<unsigned char>(literal[offset + j]) >= 0x80) return false;
+  return true;
+}
+
+// How often a fingerprint itself turns up in log text, roughly: the product of
+// its bytes' weights, raised for each lower-case letter that follows another
+// (inside a word: "vice" of "device" is common, "ice:" far less).
+double FingerprintWeight(std::string_view fingerprint) {
+  constexpr double kInsideWord = 15;
+  auto lower = [](char c) { return c >= 'a' && c <= 'z'; };
+  double weight = 1;
+  for (size_t j = 0; j < fingerprint.size(); ++j) {
+    weight *= ByteWeight(static_cast<unsigned char>(fingerprint[j]));
+    if (j > 0 && lower(fingerprint[j - 1]) && lower(fingerprint[j])) weight *= kInsideWord;
+  }
+  return weight;
+}
+
+// Picks each literal's fingerprint offset for the least work per byte searched:
+// positions the first pass lets through (the product of the places' byte-set
+// weights, about 3 ns each) plus exact fingerprints that are not the literal
+// (about 10 ns each to compare). A few rounds of choosing, literal by literal,
+// the offset that keeps that lowest.
+class FingerprintChooser {
+ public:
+  FingerprintChooser(const std::vector<std::string>& literals, int k) : literals_(literals), k_(k) {}
+
+  // Offsets, or an empty vector when a literal has no usable one.
+  std::vector<size_t> Choose() {
+    std::vector<size_t> offsets(literals_.size(), kNone);
+    for (int round = 0; round < 3; ++round) {
+      for (size_t i = 0; i < literals_.size(); ++i) {
+        if (offsets[i] != kNone) Count(i, offsets[i], -1);
+        offsets[i] = Best(i);
+        if (offsets[i] == kNone) return {};
+        Count(i, offsets[i], +1);
+      }
+    }
+    return offsets;
+  }
+
+ private:
+  static constexpr size_t kNone = std::numeric_limits<size_t>::max();
+
+  void Count(size_t literal, size_t offset, int delta) {
+    for (int j = 0; j < k_; ++j) {
+      unsigned char c = static_cast<unsigned char>(literals_[literal][offset + j]);
+      bool was_member = users_[j][c] > 0;
+      users_[j][c] += delta;
+      if (was_member != (users_[j][c] > 0)) weight_[j] += was_member ? -ByteWeight(c) : ByteWeight(c);
+    }
+  }
+  // The work per byte once the literal's fingerprint at offset joins (the other
+  // literals' own fingerprint weights are the same whatever this one picks).
+  double Cost(size_t literal, size_t offset) const {
+    constexpr double kCandidateCost = 3, kVerifyCost = 10;
+    double product = 1;
+    for (int j = 0; j < k_; ++j) {
+      unsigned char c = static_cast<unsigned char>(literals_[literal][offset + j]);
+      product *= weight_[j] + (users_[j][c] > 0 ? 0 : ByteWeight(c));
+    }
+    std::string_view fingerprint = std::string_view(literals_[literal]).substr(offset, static_cast<size_t>(k_));
+    return kCandidateCost * product + kVerifyCost * FingerprintWeight(fingerprint);
+  }
+  size_t Best(size_t literal) const {
+    size_t best = kNone;
+    double best_cost = 0;
+    const std::string& text = literals_[literal];
+    for (size_t offset = 0; offset + static_cast<size_t>(k_) <= text.size(); ++offset) {
+      if (!Usable(text, offset, k_)) continue;
+      double cost = Cost(literal, offset);
+      if (best == kNone || cost < best_cost) {
+        best = offset;
+        best_cost = cost;
+      }
+    }
+    return best;
+  }
+
+  const std::vector<std::string>& literals_;
+  int k_;
+  std::array<std::array<int, 256>, kMaxK> users_{};  // literals whose fingerprint has the byte there
+  std::array<double, kMaxK> weight_{};                // of the bytes with users, per place
+};
+
+}  // namespace
+
+// Byte sets per fingerprint place, in two forms: a table per place for the
+// byte loop, and for AVX2 a 16-byte table per place indexed by a byte's low
+// nibble whose bits say which high nibbles (0-7: ASCII) complete a member.
+struct LiteralSearch::Tables {
+  std::array<std::array<bool, 256>, kMaxK> member{};
+  alignas(16) std::array<std::array<uint8_t, 16>, kMaxK> low_nibble{};
+  bool avx2 = false;
+};
+
+namespace {
+
+#ifdef OOMLENS_HAVE_AVX2_PATH
+// From window start `from` on, in steps of 32, the first window (start <= last)
+// holding a candidate position: returns its start and sets *mask (bit i:
+// position start + i). When none does, *mask is 0 and the result is the first
+// window start not tested.
+template <int K>
+__attribute__((target("avx2"))) size_t NextWindowAvx2(const uint8_t (*low_nibble)[16], const unsigned char* p,
+                                                      size_t from, size_t last, uint32_t* mask) {
+  const __m256i nibble = _mm256_set1_epi8(0x0f);
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i high_bit = _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16,
+                                            32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
+  __m256i tables[K];
+  for (int j = 0; j < K; ++j)
+    tables[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(low_nibble[j])));
+  size_t w = from;
+  for (; w <= last; w += kWindow) {
+    __m256i miss = zero;
+    for (int j = 0; j < K; ++j) {
+      __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + w + j));
+      __m256i rows = _mm256_shuffle_epi8(tables[j], _mm256_and_si256(x, nibble));
+      __m256i row = _mm256_shuffle_epi8(high_bit, _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble));
+      miss = _mm256_or_si256(miss, _mm256_cmpeq_epi8(_mm256_and_si256(rows, row), zero));
+    }
+    uint32_t found = ~static_cast<uint32_t>(_mm256_movemask_epi8(miss));
+    if (found != 0) {
+      *mask = found;
+      return w;
+    }
+  }
+  *mask = 0;
+  return w;
+}
+#endif
+
+}  // namespace
+
+LiteralSearch::~LiteralSearch() = default;
+
+std::unique_ptr<LiteralSearch> LiteralSearch::Build(const std::vector<std::string>& literals, FirstPass first_pass) {
+  if (literals.empty()) return nullptr;
+  size_t shortest = std::numeric_limits<size_t>::max();
+  for (const auto& literal : literals) {
+    if (literal.find('\n') != std::string::npos) return nullptr;
+    shortest = std::min(shortest, literal.size());
+  }
+  if (shortest < 3 || literals.size() > std::numeric_limits<uint32_t>::max()) return nullptr;
+  int k = static_cast<int>(std::min<size_t>(kMaxK, shortest));
+  std::vector<size_t> offsets = FingerprintChooser(literals, k).Choose();
+  if (offsets.empty()) return nullptr;
+
+  std::unique_ptr<LiteralSearch> search(new LiteralSearch());
+  search->literals_ = literals;
+  search->k_ = k;
+  search->tables_ = std::make_unique<Tables>();
+  std::vector<std::vector<Entry>> buckets(kBuckets);
+  for (size_t i = 0; i < literals.size(); ++i) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(literals[i].data()) + offsets[i];
+    uint32_t key = KeyAt(bytes, k);
+    buckets[Hash(key)].push_back(Entry{key, static_cast<uint32_t>(i), static_cast<uint32_t>(offsets[i])});
+    for (int j = 0; j < k; ++j) {
+      search->tables_->member[j][bytes[j]] = true;
+      search->tables_->low_nibble[j][bytes[j] & 0x0f] |= static_cast<uint8_t>(1u << (bytes[j] >> 4));
+    }
+  }
+  search->bucket_start_.reserve(kBuckets + 1);
+  for (const auto& bucket : buckets) {
+    search->bucket_start_.push_back(static_cast<uint32_t>(search->entries_.size()));
+    search->entries_.insert(search->entries_.end(), bucket.begin(), bucket.end());
+  }
+  search->bucket_start_.push_back(static_cast<uint32_t>(search->entries_.size()));
+  search->tables_->avx2 = first_pass == FirstPass::kFastest && CpuHasAvx2();
+  return search;
+}
+
+template <typename OnMatch>
+bool LiteralSearch::Verify(std::string_view text, size_t pos, OnMatch& on_match) const {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  uint32_t key = KeyAt(p + pos, k_);
+  uint32_t bucket = Hash(key);
+  for (uint32_t e = bucket_start_[bucket]; e < bucket_start_[bucket + 1]; ++e) {
+    const Entry& entry = entries_[e];
+    if (entry.key != key || pos < entry.offset) continue;
+    size_t start = pos - entry.offset;
+    const std::string& literal = literals_[entry.literal];
+    if (start + literal.size() > text.size() || std::memcmp(text.data() + start, literal.data(), literal.size()) != 0)
+      continue;
+    if (!on_match(entry.literal, start)) return false;
+  }
+  return true;
+}
+
+template <typename OnMatch>
+bool LiteralSearch::Scan(std::string_view text, OnMatch on_match) const {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  const size_t k = static_cast<size_t>(k_);
+  if (n < k) return true;
+  size_t pos = 0;
+#ifdef OOMLENS_HAVE_AVX2_PATH
+  if (tables_->avx2 && n >= k - 1 + kWindow) {
+    const size_t last = n - (k - 1) - kWindow;  // last window start whose loads stay inside text
+    const auto* low = reinterpret_cast<const uint8_t(*)[16]>(tables_->low_nibble.data());
+    while (pos <= last) {
+      uint32_t mask = 0;
+      pos = k == 4 ? NextWindowAvx2<4>(low, p, pos, last, &mask) : NextWindowAvx2<3>(low, p, pos, last, &mask);
+      if (mask == 0) break;
+      for (; mask != 0; mask &= mask - 1) {
+        if (!Verify(text, pos + static_cast<size_t>(__builtin_ctz(mask)), on_match)) return false;
+      }
+      pos += kWindow;
+    }
+  }
+#endif
+  const auto& member = tables_->member;
+  for (; pos + k <= n; ++pos) {
+    bool candidate = member[0][p[pos]] && member[1][p[pos + 1]] && member[2][p[pos + 2]] &&
+                     (k < 4 || member[3][p[pos + 3]]);
+    if (candidate && !Verify(text, pos, on_match)) return false;
+  }
+  return true;
+}
+
+size_t LiteralSearch::FindInFirstLine(std::string_view text) const {
+  // The first exact fingerprint in text order belongs to a literal of the first
+  // line holding one: a literal in an earlier line would have its fingerprint,
+  // which lies inside it, earlier.
+  size_t found = std::string_view::npos;
+  Scan(text, [&found](uint32_t, size_t start) {
+    found = start;
+    return false;
+  });
+  return found;
+}
+
+void LiteralSearch::ForEach(std::string_view text, const std::function<bool(size_t)>& found) const {
+  Scan(text, [&found](uint32_t literal, size_t) { return found(literal); });
+}
+
+}  // namespace oomlens

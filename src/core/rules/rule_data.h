@@ -1,0 +1,125 @@
+// Compiled signatures and cause rules (internal to the core).
+#ifndef OOMLENS_CORE_RULE_DATA_H_
+#define OOMLENS_CORE_RULE_DATA_H_
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/rules/expr.h"
+#include "core/rules/prefilter.h"
+#include "core/rules/simple_pattern.h"
+#include "core/rules/template.h"
+#include "oomlens/facts.h"
+
+namespace re2 {
+class RE2;
+}
+
+namespace oomlens {
+
+/// A named group of a pattern and the fact (or allocation field) it writes.
+/// A group named "<fact>__decimal" reads sizes in SI units (MB = 10^6 bytes);
+/// "<fact>__gib" (__mib, __gb, __mb) reads a bare number in that unit.
+struct FactGroup {
+  int index = 0;
+  const FactInfo* info = nullptr;
+  bool decimal = false;
+  std::string unit;  // appended to a bare number before it is read as a size
+};
+
+/// A regex whose named groups write facts.
+struct FactPattern {
+  std::shared_ptr<re2::RE2> re;
+  std::vector<FactGroup> groups;
+  std::string prefix;  // literal text every match starts with ("" when unknown): see MatchFactsFrom
+  std::shared_ptr<const SimplePattern> simple;  // the same pattern without RE2, when it can be
+};
+
+/// How the entries of a listing inside a message are read, line by line.
+struct ItemSpec {
+  std::shared_ptr<re2::RE2> start;  // a line that opens an entry (may capture fields)
+  bool each = false;                // instead: every match of start in the text is an entry
+  std::vector<FactPattern> fields;  // every line of an entry is matched by each
+  int max_items = 10000;
+};
+
+/// A sample carried by a signature or a rule, with where it was written.
+struct Sample {
+  nlohmann::json json;
+  std::string where;  // file:line:col
+};
+
+/// Every match of a pattern (one capturing group, a size or number) in the
+/// message's lines adds to a sum, a maximum and a count.
+struct Aggregate {
+  std::shared_ptr<re2::RE2> re;
+  const FactInfo* sum = nullptr;    // may be null
+  const FactInfo* max = nullptr;    // may be null
+  const FactInfo* count = nullptr;  // may be null
+};
+
+/// The message's kind becomes `kind` when `re` matches its text.
+struct KindRefinement {
+  std::shared_ptr<re2::RE2> re;
+  std::string kind;
+};
+
+/// How a message family is recognised. See docs/rules.md.
+struct Signature {
+  std::string id, kind, code, title, file, where, description;
+  int priority = 0;
+  std::vector<std::string> literals;         // prefilter: a start line holds one
+  std::vector<int> literal_indices;          // the same, as positions in RuleData::literals
+  std::shared_ptr<re2::RE2> start;           // opens a message
+  std::shared_ptr<const SimplePattern> start_simple;  // start without RE2, when it can be
+  std::shared_ptr<re2::RE2> complete;        // the core message is all there
+  std::shared_ptr<re2::RE2> follow;          // lines that may follow a complete message
+  std::vector<FactPattern> facts;
+  std::vector<std::string> require;          // facts without which there is no event
+  std::shared_ptr<ItemSpec> items;           // an allocation listing, may be null
+  std::vector<std::string> annotates;        // not an incident: facts go to the next event of these kinds
+  std::vector<std::string> after;            // a listing right after an event of these kinds: joins it
+  bool series = false;                       // a memory figure: collected into series, no incident
+  std::string activity;                      // "compile" (facts: program) or "step": progress, no incident
+  std::vector<Aggregate> aggregates;
+  std::shared_ptr<re2::RE2> reject;          // a message matching this is a known non-failure
+  std::vector<KindRefinement> kind_when;
+  int max_wrap = 4;                          // lines joined before completion
+  int max_lines = 40;                        // lines in one message at most
+  std::vector<Sample> samples;
+};
+
+/// A line of a summary, evidence or advice, shown when its condition holds.
+struct TemplateLine {
+  std::shared_ptr<Expr> when;  // may be null
+  std::shared_ptr<Template> text;
+  std::string source;          // the template as written (for `oomlens explain`)
+};
+
+/// How a cause is decided from facts. See docs/rules.md.
+struct CauseRule {
+  std::string id, cause, file, where, description;
+  std::vector<std::string> kinds;  // empty: any kind
+  std::shared_ptr<Expr> when;
+  double confidence = 0.5;
+  bool fallback = false;  // used only when no other rule matches
+  bool note = false;      // decides no cause: when it holds, its evidence joins any diagnosis
+  std::vector<TemplateLine> summary, evidence, advice;
+  std::vector<std::string> docs;
+  std::vector<Sample> samples;
+};
+
+struct RuleData {
+  std::vector<Signature> signatures;  // highest priority first, then load order
+  std::vector<CauseRule> causes;
+  std::vector<std::string> literals;  // union of all signatures' literals
+  std::shared_ptr<const Prefilter> prefilter;  // built from literals after every load
+};
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_CORE_RULE_DATA_H_

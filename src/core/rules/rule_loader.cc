@@ -1,0 +1,349 @@
+// Loads rule documents (rules/*.json) into RuleData, reporting every problem
+// with file:line:col, what is wrong and how to fix it.
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <re2/re2.h>
+
+#include "core/rules/doc_loader.h"
+#include "core/rules/embedded_rules.h"
+#include "core/rules/signature_patterns.h"
+#include "oomlens/rules.h"
+
+namespace oomlens {
+namespace {
+
+const std::set<std::string> kTopKeys = {"$schema", "version", "description", "signatures", "causes"};
+const std::set<std::string> kCauseKeys = {"id", "cause", "kinds", "when", "confidence", "fallback",
+                                          "summary", "evidence", "advice", "docs", "samples",
+                                          "description", "note"};
+const std::set<std::string> kLineKeys = {"when", "text"};
+
+template <typename T>
+void Upsert(std::vector<T>* list, T item) {
+  for (auto& existing : *list) {
+    if (existing.id == item.id) {
+      existing = std::move(item);
+      return;
+    }
+  }
+  list->push_back(std::move(item));
+}
+
+void Reindex(RuleData* data) {
+  std::stable_sort(data->signatures.begin(), data->signatures.end(),
+                   [](const Signature& a, const Signature& b) { return a.priority > b.priority; });
+  std::set<std::string> literals;
+  for (const auto& s : data->signatures) literals.insert(s.literals.begin(), s.literals.end());
+  data->literals.assign(literals.begin(), literals.end());
+  data->prefilter = std::make_shared<const Prefilter>(data->literals);
+  for (auto& s : data->signatures) {  // where each signature's literals are in data->literals
+    s.literal_indices.clear();
+    for (const auto& l : s.literals) {
+      auto it = std::lower_bound(data->literals.begin(), data->literals.end(), l);
+      s.literal_indices.push_back(static_cast<int>(it - data->literals.begin()));
+    }
+  }
+}
+
+}  // namespace
+
+std::string JoinKeys(const std::set<std::string>& keys) {
+  std::string out;
+  for (const auto& k : keys) out += (out.empty() ? "" : ", ") + k;
+  return out;
+}
+
+const json* DocLoader::List(const json& obj, const std::string& key, const std::string& ptr) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return nullptr;
+  if (!it->is_array()) {
+    Error(ptr + "/" + key, "'" + key + "' must be a list", "write [ ... ]");
+    return nullptr;
+  }
+  return &*it;
+}
+
+bool DocLoader::CheckKeys(const json& obj, const std::set<std::string>& allowed,
+                          const std::string& ptr) {
+  if (!obj.is_object()) {
+    Error(ptr, "expected an object", "write { ... }");
+    return false;
+  }
+  bool ok = true;
+  for (const auto& item : obj.items()) {
+    if (allowed.count(item.key())) continue;
+    Error(ptr + "/" + PointerEscape(item.key()), "unknown key '" + item.key() + "'",
+          "allowed keys: " + JoinKeys(allowed));
+    ok = false;
+  }
+  return ok;
+}
+
+bool DocLoader::String(const json& obj, const std::string& key, const std::string& ptr,
+                       bool required, std::string* out) {
+  auto it = obj.find(key);
+  if (it == obj.end()) {
+    if (required) Error(ptr, "missing required key '" + key + "'", "add \"" + key + "\": \"...\"");
+    return !required;
+  }
+  if (!it->is_string()) {
+    Error(ptr + "/" + key, "'" + key + "' must be a string", "quote the value");
+    return false;
+  }
+  *out = it->get<std::string>();
+  return true;
+}
+
+bool DocLoader::StringList(const json& obj, const std::string& key, const std::string& ptr,
+                           std::vector<std::string>* out) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return true;
+  bool ok = it->is_array();
+  for (size_t i = 0; ok && i < it->size(); ++i) ok = (*it)[i].is_string();
+  if (!ok) {
+    Error(ptr + "/" + key, "'" + key + "' must be a list of strings", "write [\"a\", \"b\"]");
+    return false;
+  }
+  *out = it->get<std::vector<std::string>>();
+  return true;
+}
+
+std::shared_ptr<RE2> DocLoader::Regex(const json& obj, const std::string& key,
+                                      const std::string& ptr, bool required) {
+  std::string src;
+  if (!String(obj, key, ptr, required, &src) || src.empty()) return nullptr;
+  std::string error;
+  auto re = CompilePattern(src, &error);
+  if (!re) Error(ptr + "/" + key, "invalid regex: " + error, PatternHelp());
+  return re;
+}
+
+std::shared_ptr<Expr> DocLoader::Expression(const std::string& src, const std::string& ptr,
+                                            bool condition) {
+  std::string error;
+  size_t offset = 0;
+  std::shared_ptr<Expr> expr = Expr::Parse(src, &error, &offset);
+  if (!expr) {
+    Error(ptr, "bad expression at column " + std::to_string(offset + 1) + " of '" + src + "': " + error,
+          "see docs/rules.md, 'Expressions'");
+    return nullptr;
+  }
+  if (condition && expr->unit() != Unit::kBool) {
+    Error(ptr, "'" + src + "' is not a condition", "compare values, e.g. requested_bytes > free_bytes");
+    return nullptr;
+  }
+  return expr;
+}
+
+bool DocLoader::Lines(const json& obj, const std::string& key, const std::string& ptr,
+                      std::vector<TemplateLine>* out) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return true;
+  json items = it->is_array() ? *it : json::array({*it});
+  for (size_t i = 0; i < items.size(); ++i) {
+    std::string p = ptr + "/" + key + (it->is_array() ? "/" + std::to_string(i) : "");
+    const json& item = items[i];
+    TemplateLine line;
+    std::string text;
+    if (item.is_string()) {
+      text = item.get<std::string>();
+    } else if (item.is_object() && CheckKeys(item, kLineKeys, p)) {
+      std::string when;
+      if (!String(item, "text", p, true, &text) || !String(item, "when", p, false, &when)) continue;
+      if (!when.empty() && !(line.when = Expression(when, p + "/when", true))) continue;
+      p += "/text";
+    } else {
+      if (!item.is_object()) Error(p, "expected a string or {\"when\", \"text\"}", "see docs/rules.md");
+      continue;
+    }
+    std::string error;
+    size_t offset = 0;
+    line.source = text;
+    line.text = Template::Parse(text, &error, &offset);
+    if (!line.text) {
+      Error(p, "bad template at column " + std::to_string(offset + 1) + ": " + error,
+            "parts are {expression} or {expression:format}");
+      continue;
+    }
+    out->push_back(std::move(line));
+  }
+  return true;
+}
+
+void DocLoader::Samples(const json& obj, const std::string& ptr, std::vector<Sample>* out) {
+  const json* it = List(obj, "samples", ptr);
+  for (size_t i = 0; it && i < it->size(); ++i) {
+    std::string p = ptr + "/samples/" + std::to_string(i);
+    out->push_back(Sample{(*it)[i], name_ + ":" + locator_.Where(p)});
+  }
+}
+
+bool DocLoader::LoadCause(const json& j, const std::string& ptr, CauseRule* rule) {
+  if (!CheckKeys(j, kCauseKeys, ptr)) return false;
+  size_t before = problems_->size();
+  rule->file = name_;
+  rule->where = name_ + ":" + locator_.Where(ptr);
+  String(j, "id", ptr, true, &rule->id);
+  String(j, "cause", ptr, true, &rule->cause);
+  String(j, "description", ptr, false, &rule->description);
+  StringList(j, "kinds", ptr, &rule->kinds);
+  StringList(j, "docs", ptr, &rule->docs);
+  auto fb = j.find("fallback");
+  if (fb != j.end()) {
+    if (fb->is_boolean()) rule->fallback = fb->get<bool>();
+    else Error(ptr + "/fallback", "'fallback' must be true or false", "write true");
+  }
+  auto note = j.find("note");
+  if (note != j.end()) {
+    if (note->is_boolean()) rule->note = note->get<bool>();
+    else Error(ptr + "/note", "'note' must be true or false", "true: its evidence is added to any diagnosis");
+  }
+  std::string when;
+  if (String(j, "when", ptr, !rule->fallback, &when) && !when.empty()) {
+    rule->when = Expression(when, ptr + "/when", true);
+  }
+  auto conf = j.find("confidence");
+  if (rule->note && conf == j.end()) {
+    // a note decides nothing: no confidence needed
+  } else if (conf == j.end() || !conf->is_number() || conf->get<double>() < 0 || conf->get<double>() > 1) {
+    Error(conf == j.end() ? ptr : ptr + "/confidence", "'confidence' must be a number from 0 to 1",
+          "e.g. \"confidence\": 0.8");
+  } else {
+    rule->confidence = conf->get<double>();
+  }
+  Lines(j, "summary", ptr, &rule->summary);
+  Lines(j, "evidence", ptr, &rule->evidence);
+  Lines(j, "advice", ptr, &rule->advice);
+  if (!j.contains("summary") && !rule->note) Error(ptr, "missing 'summary'", "add \"summary\": \"...\"");
+  Samples(j, ptr, &rule->samples);
+  return problems_->size() == before;
+}
+
+bool DocLoader::Load(RuleData* data) {
+  json doc;
+  try {
+    doc = json::parse(text_.begin(), text_.end());
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    size_t colon = what.find("syntax error");
+    problems_->push_back(Problem{Problem::Severity::kError,
+                                 name_ + ":" + locator_.WhereOffset(e.byte > 0 ? e.byte - 1 : 0),
+                                 "invalid JSON: " + (colon == std::string::npos ? what : what.substr(colon)),
+                                 "fix the JSON syntax (a missing comma or quote?)"});
+    return false;
+  } catch (const json::exception& e) {  // e.g. out_of_range: a number too large for a double
+    problems_->push_back(Problem{Problem::Severity::kError, name_, std::string("invalid JSON: ") + e.what(),
+                                 "write numbers that fit a double (e.g. 1e300 at most)"});
+    return false;
+  }
+  if (!CheckKeys(doc, kTopKeys, "")) return false;
+  auto version = doc.find("version");
+  if (version == doc.end() || *version != 1) {
+    Error(version == doc.end() ? "" : "/version", "'version' must be 1",
+          "add \"version\": 1 (the only rule format version this oomlens reads)");
+    return false;
+  }
+  for (const char* section : {"signatures", "causes"}) {
+    const json* it = List(doc, section, "");
+    for (size_t i = 0; it && i < it->size(); ++i) {
+      std::string ptr = std::string("/") + section + "/" + std::to_string(i);
+      if (std::string(section) == "signatures") {
+        Signature sig;
+        if (LoadSignature((*it)[i], ptr, &sig)) Upsert(&data->signatures, std::move(sig));
+      } else {
+        CauseRule rule;
+        if (LoadCause((*it)[i], ptr, &rule)) Upsert(&data->causes, std::move(rule));
+      }
+    }
+  }
+  return ok_;
+}
+
+RuleSet::RuleSet() : data_(std::make_unique<RuleData>()) {}
+RuleSet::~RuleSet() = default;
+
+bool RuleSet::LoadText(const std::string& name, std::string_view text, std::vector<Problem>* problems) {
+  bool ok = DocLoader(name, text, problems).Load(data_.get());
+  Reindex(data_.get());
+  return ok;
+}
+
+bool RuleSet::LoadBuiltin(std::vector<Problem>* problems) {
+  bool ok = true;
+  for (const auto& file : EmbeddedRuleFiles()) ok = LoadText(std::string(file.name), file.text, problems) && ok;
+  return ok;
+}
+
+std::string BuiltinRulesVersion() {
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a over every file's name and text
+  for (const auto& file : EmbeddedRuleFiles()) {
+    for (std::string_view part : {file.name, file.text}) {
+      for (unsigned char c : part) {
+        hash ^= c;
+        hash *= 1099511628211ull;
+      }
+    }
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%08llx", static_cast<unsigned long long>(hash >> 32));
+  return buf;
+}
+
+bool RuleSet::LoadDirectory(const std::string& dir, std::vector<Problem>* problems) {
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    problems->push_back(Problem{Problem::Severity::kError, dir, "not a readable directory",
+                                "give --rules a folder that holds rule *.json files"});
+    return false;
+  }
+  std::vector<std::string> files;
+  std::vector<std::string> pending = {dir};
+  while (!pending.empty()) {
+    std::string current = pending.back();
+    pending.pop_back();
+    DIR* d = ::opendir(current.c_str());
+    if (!d) continue;
+    while (dirent* e = ::readdir(d)) {
+      std::string n = e->d_name;
+      if (n == "." || n == "..") continue;
+      std::string path = current + "/" + n;
+      if (::stat(path.c_str(), &st) != 0) continue;
+      if (S_ISDIR(st.st_mode)) pending.push_back(path);
+      else if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0) files.push_back(path);
+    }
+    ::closedir(d);
+  }
+  std::sort(files.begin(), files.end());
+  bool ok = true;
+  for (const auto& path : files) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    if (!in) {
+      problems->push_back(Problem{Problem::Severity::kError, path, "cannot read the file",
+                                  "check its permissions"});
+      ok = false;
+      continue;
+    }
+    ok = LoadText(path, buffer.str(), problems) && ok;
+  }
+  return ok;
+}
+
+std::vector<std::string> RuleSet::Literals() const { return data_->literals; }
+
+std::vector<RuleEntry> RuleSet::List() const {
+  std::vector<RuleEntry> out;
+  for (const auto& s : data_->signatures) out.push_back({"signature", s.id, s.kind, s.file});
+  for (const auto& c : data_->causes) out.push_back({"cause", c.id, c.cause, c.file});
+  return out;
+}
+
+}  // namespace oomlens

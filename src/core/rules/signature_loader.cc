@@ -1,0 +1,228 @@
+// Loads the "signatures" entries of rule documents: patterns, listings,
+// aggregates, refinements (see docs/rules.md).
+#include <algorithm>
+
+#include <re2/re2.h>
+
+#include "core/rules/doc_loader.h"
+#include "core/rules/signature_patterns.h"
+
+namespace oomlens {
+namespace {
+
+const std::set<std::string> kSignatureKeys = {
+    "id",      "kind",      "code",     "title",      "description", "priority",  "literals",
+    "start",   "complete",  "follow",   "facts",      "require",     "max_wrap",  "max_lines",
+    "samples", "items",     "annotates", "aggregates", "reject",     "kind_when", "after", "series", "activity"};
+const std::set<std::string> kAggregateKeys = {"pattern", "sum", "max", "count"};
+const std::set<std::string> kKindWhenKeys = {"pattern", "kind"};
+const std::set<std::string> kItemKeys = {"start", "each", "fields", "max_items"};
+
+// "<fact>__decimal" reads SI sizes ("268.96MB" = 268.96e6 bytes); "<fact>__gib",
+// "__mib", "__gb", "__mb" read bare numbers printed in that unit ("7.07" GB).
+void ReadUnitSuffix(std::string* name, FactGroup* group) {
+  static const struct {
+    const char* suffix;
+    bool decimal;
+    const char* unit;
+  } kSuffixes[] = {{"__decimal", true, ""}, {"__gib", false, "G"}, {"__mib", false, "M"},
+                   {"__gb", true, "G"},     {"__mb", true, "M"}};
+  for (const auto& s : kSuffixes) {
+    std::string suffix = s.suffix;
+    if (name->size() <= suffix.size() || name->compare(name->size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    name->resize(name->size() - suffix.size());
+    group->decimal = s.decimal;
+    group->unit = s.unit;
+    return;
+  }
+}
+
+}  // namespace
+
+bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* sig) {
+  if (!CheckKeys(j, kSignatureKeys, ptr)) return false;
+  size_t before = problems_->size();
+  sig->file = name_;
+  sig->where = name_ + ":" + locator_.Where(ptr);
+  String(j, "id", ptr, true, &sig->id);
+  String(j, "kind", ptr, true, &sig->kind);
+  String(j, "code", ptr, false, &sig->code);
+  String(j, "title", ptr, false, &sig->title);
+  String(j, "description", ptr, false, &sig->description);
+  StringList(j, "literals", ptr, &sig->literals);
+  StringList(j, "require", ptr, &sig->require);
+  StringList(j, "annotates", ptr, &sig->annotates);
+  StringList(j, "after", ptr, &sig->after);
+  String(j, "activity", ptr, false, &sig->activity);
+  if (!sig->activity.empty() && sig->activity != "compile" && sig->activity != "step") {
+    Error(ptr + "/activity", "'activity' must be \"compile\" or \"step\"",
+          "compile: a line naming a program being compiled (fact program); step: a completed step");
+  }
+  if (auto it = j.find("series"); it != j.end()) {
+    if (it->is_boolean()) sig->series = it->get<bool>();
+    else Error(ptr + "/series", "'series' must be true or false", "true: each match is one memory figure of a series");
+  }
+  if (!sig->after.empty() && !sig->annotates.empty()) {
+    Error(ptr + "/after", "a signature cannot both follow ('after') and precede ('annotates') events",
+          "keep one of the two");
+  }
+  if (sig->literals.empty() && sig->after.empty()) {
+    Error(ptr, "missing 'literals'",
+          "list strings of which every start line holds at least one (the fast prefilter)");
+  }
+  for (const char* key : {"priority", "max_wrap", "max_lines"}) {
+    auto it = j.find(key);
+    if (it == j.end()) continue;
+    int64_t cap = std::string(key) == "max_lines" ? 1000000 : 1000;
+    if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > cap) {
+      Error(ptr + "/" + key, std::string("'") + key + "' must be a whole number from 0 to " + std::to_string(cap),
+            "e.g. 4");
+      continue;
+    }
+    int value = it->get<int>();
+    if (std::string(key) == "priority") sig->priority = value;
+    if (std::string(key) == "max_wrap") sig->max_wrap = value;
+    if (std::string(key) == "max_lines") sig->max_lines = std::max(1, value);
+  }
+  if (auto it = j.find("max_lines"); it != j.end() && it->is_number_integer() && it->get<int64_t>() > 1000) {
+    sig->max_lines = static_cast<int>(std::min<int64_t>(it->get<int64_t>(), 1000000));  // long dumps
+  }
+  sig->start = Regex(j, "start", ptr, true);
+  if (sig->start) sig->start_simple = SimplePattern::Compile(sig->start->pattern());
+  sig->complete = Regex(j, "complete", ptr, false);
+  sig->follow = Regex(j, "follow", ptr, false);
+  FactPatterns(j, "facts", ptr, false, &sig->facts);
+  sig->items = Items(j, ptr);
+  Aggregates(j, ptr, &sig->aggregates);
+  KindWhen(j, ptr, &sig->kind_when);
+  sig->reject = Regex(j, "reject", ptr, false);
+  for (const auto& name : sig->require) {
+    bool captured = false;
+    for (const auto& f : sig->facts)
+      for (const auto& g : f.groups) captured = captured || g.info->name == name;
+    if (!captured) Error(ptr + "/require", "required fact '" + name + "' is captured by no pattern",
+                         "add a pattern with (?P<" + name + ">...) to 'facts'");
+  }
+  Samples(j, ptr, &sig->samples);
+  return problems_->size() == before;
+}
+
+// Compiles a list of patterns whose named groups are facts (or, with fields,
+// allocation fields). Group name suffixes say how sizes are printed (see
+// ReadUnitSuffix).
+bool DocLoader::FactPatterns(const json& obj, const std::string& key, const std::string& ptr,
+                             bool fields, std::vector<FactPattern>* out) {
+  std::vector<std::string> sources;
+  if (!StringList(obj, key, ptr, &sources)) return false;
+  const std::string what = fields ? "an allocation field" : "a fact oomlens reads";
+  const std::string help = fields ? "name groups after allocation fields (size_bytes, shape, operator, ...)"
+                                  : "name groups after facts listed by 'oomlens rules facts'";
+  for (size_t i = 0; i < sources.size(); ++i) {
+    std::string p = ptr + "/" + key + "/" + std::to_string(i);
+    std::string error;
+    FactPattern pattern;
+    pattern.re = CompilePattern(sources[i], &error);
+    if (!pattern.re) {
+      Error(p, "invalid regex: " + error, PatternHelp());
+      continue;
+    }
+    pattern.prefix = LiteralPrefix(pattern.re->pattern());
+    pattern.simple = SimplePattern::Compile(pattern.re->pattern());
+    for (const auto& [group, index] : pattern.re->NamedCapturingGroups()) {
+      std::string name = group;
+      FactGroup fact_group{index, nullptr, false, ""};
+      ReadUnitSuffix(&name, &fact_group);
+      const FactInfo* info = fields ? FindAllocationField(name) : FindFact(name);
+      if (!info || info->derived) {
+        Error(p, "group '" + group + "' is not " + what, help);
+        continue;
+      }
+      fact_group.info = info;
+      pattern.groups.push_back(fact_group);
+    }
+    if (pattern.groups.empty() && !fields) Error(p, "pattern captures no fact", "add (?P<fact_name>...)");
+    out->push_back(std::move(pattern));
+  }
+  return true;
+}
+
+const FactInfo* DocLoader::ReadFactName(const json& obj, const std::string& key, const std::string& ptr) {
+  std::string name;
+  if (!String(obj, key, ptr, false, &name) || name.empty()) return nullptr;
+  const FactInfo* info = FindFact(name);
+  if (!info || info->derived || !(info->type == FactType::kSize || info->type == FactType::kCount)) {
+    Error(ptr + "/" + key, "'" + name + "' is not a size or count fact oomlens reads",
+          "name a fact listed by 'oomlens rules facts'");
+    return nullptr;
+  }
+  return info;
+}
+
+void DocLoader::Aggregates(const json& obj, const std::string& ptr, std::vector<Aggregate>* out) {
+  const json* it = List(obj, "aggregates", ptr);
+  for (size_t i = 0; it && i < it->size(); ++i) {
+    std::string p = ptr + "/aggregates/" + std::to_string(i);
+    const json& a = (*it)[i];
+    if (!CheckKeys(a, kAggregateKeys, p)) continue;
+    Aggregate agg;
+    agg.re = Regex(a, "pattern", p, true);
+    agg.sum = ReadFactName(a, "sum", p);
+    agg.max = ReadFactName(a, "max", p);
+    agg.count = ReadFactName(a, "count", p);
+    if (agg.re && agg.re->NumberOfCapturingGroups() != 1) {
+      Error(p + "/pattern", "an aggregate pattern needs exactly one capturing group", "e.g. \"of size (\\d+)\"");
+      continue;
+    }
+    if (agg.re) out->push_back(std::move(agg));
+  }
+}
+
+void DocLoader::KindWhen(const json& obj, const std::string& ptr, std::vector<KindRefinement>* out) {
+  const json* it = List(obj, "kind_when", ptr);
+  for (size_t i = 0; it && i < it->size(); ++i) {
+    std::string p = ptr + "/kind_when/" + std::to_string(i);
+    const json& k = (*it)[i];
+    if (!CheckKeys(k, kKindWhenKeys, p)) continue;
+    KindRefinement r;
+    r.re = Regex(k, "pattern", p, true);
+    if (String(k, "kind", p, true, &r.kind) && r.re) out->push_back(std::move(r));
+  }
+}
+
+std::shared_ptr<ItemSpec> DocLoader::Items(const json& obj, const std::string& ptr) {
+  auto it = obj.find("items");
+  if (it == obj.end()) return nullptr;
+  std::string p = ptr + "/items";
+  if (!CheckKeys(*it, kItemKeys, p)) return nullptr;
+  auto items = std::make_shared<ItemSpec>();
+  if (it->contains("each")) {  // every match in the message's text is one entry
+    items->each = true;
+    items->start = Regex(*it, "each", p, true);
+  } else {
+    items->start = Regex(*it, "start", p, true);
+  }
+  if (items->start) {  // the start line's own groups are fields of the new entry
+    FactPattern self;
+    self.re = items->start;
+    self.prefix = LiteralPrefix(self.re->pattern());
+    self.simple = SimplePattern::Compile(self.re->pattern());
+    for (const auto& [group, index] : items->start->NamedCapturingGroups()) {
+      const FactInfo* info = FindAllocationField(group);
+      if (!info) {
+        Error(p + "/start", "group '" + group + "' is not an allocation field",
+              "name groups after allocation fields (size_bytes, shape, operator ...)");
+        continue;
+      }
+      self.groups.push_back(FactGroup{index, info, false});
+    }
+    if (!self.groups.empty()) items->fields.push_back(std::move(self));
+  }
+  FactPatterns(*it, "fields", p, true, &items->fields);
+  auto max = it->find("max_items");
+  if (max != it->end() && max->is_number_integer() && max->get<int64_t>() > 0)
+    items->max_items = static_cast<int>(std::min<int64_t>(max->get<int64_t>(), 100000));
+  return items;
+}
+
+}  // namespace oomlens

@@ -1,0 +1,171 @@
+#include "core/rules/signature_patterns.h"
+
+#include <cctype>
+#include <cstring>
+#include <vector>
+
+#include <re2/re2.h>
+
+#include "core/rules/rule_data.h"
+
+namespace oomlens {
+namespace {
+
+struct Macro {
+  const char* name;
+  const char* regex;
+};
+
+// A size as printed: "29.49G", "0B", "-2.55G", "6,532,939,776 bytes", "20.00 MiB",
+// optionally followed by an exact count: "3.95G (4,237,689,856 bytes)", "(rounded to N)".
+constexpr Macro kMacros[] = {
+    {"{size}",
+     R"((?:-?\d+(?:,\d{3})*(?:\.\d+)?(?:\s?(?:[KMGTPE]i?B?|B|bytes)\b)?)"
+     R"((?:\s*\(\s*(?:rounded to\s*)?-?\d+(?:,\d{3})*\s*(?:B|bytes)?\s*\))?))"},
+    {"{int}", R"(\d+)"},
+    {"{id}", R"([\w.:/-]+)"},
+};
+
+std::string Expand(const std::string& src) {
+  std::string out = src;
+  for (const auto& m : kMacros) {
+    std::string name = m.name;
+    for (size_t pos = out.find(name); pos != std::string::npos; pos = out.find(name, pos)) {
+      out.replace(pos, name.size(), m.regex);
+      pos += std::string(m.regex).size();
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::shared_ptr<re2::RE2> CompilePattern(const std::string& src, std::string* error) {
+  RE2::Options options(RE2::Latin1);
+  options.set_log_errors(false);
+  auto re = std::make_shared<RE2>(Expand(src), options);
+  if (!re->ok()) {
+    *error = re->error();
+    return nullptr;
+  }
+  return re;
+}
+
+std::string PatternHelp() {
+  return "RE2 syntax; name groups (?P<fact>...); macros {size}, {int}, {id}; escape backslashes "
+         "in JSON (\\\\d)";
+}
+
+bool Contains(const re2::RE2& re, std::string_view text) {
+  return RE2::PartialMatch(re2::StringPiece(text), re);
+}
+
+bool Contains(const re2::RE2& re, const SimplePattern* simple, std::string_view text) {
+  SimplePattern::Result result = simple ? simple->Match(text, 0, nullptr, 0) : SimplePattern::Result::kGaveUp;
+  return result == SimplePattern::Result::kGaveUp ? Contains(re, text) : result == SimplePattern::Result::kMatch;
+}
+
+std::string LiteralPrefix(std::string_view pattern) {
+  if (pattern.find('|') != std::string_view::npos) return "";
+  std::string prefix;
+  size_t i = 0;
+  while (i < pattern.size()) {
+    char c = pattern[i];
+    size_t next = i + 1;
+    if (c == '\\') {  // an escaped punctuation character is itself; \d, \x41, \Q... are not literals here
+      if (next >= pattern.size() || std::isalnum(static_cast<unsigned char>(pattern[next]))) break;
+      c = pattern[next++];
+    } else if (std::strchr("()[]{}.*+?^$", c)) {
+      break;
+    }
+    if (next < pattern.size() && std::strchr("*+?{", pattern[next])) break;  // optional or repeated
+    prefix += c;
+    i = next;
+  }
+  return prefix;
+}
+
+namespace {
+
+constexpr int kAnchoredTries = 4;  // then one unanchored search: no quadratic worst case
+
+// The leftmost match of re in text from pos, with its groups. When every match
+// starts with a literal prefix, the match is tried anchored where the prefix
+// occurs: RE2 then reads captures with its one-pass engine instead of running
+// its DFA forwards and backwards first, several times faster on short lines.
+bool LeftmostMatch(const FactPattern& pattern, std::string_view text, size_t pos, re2::StringPiece* sub, int groups) {
+  const RE2& re = *pattern.re;
+  re2::StringPiece all(text);
+  if (!pattern.prefix.empty()) {
+    size_t at = text.find(pattern.prefix, pos);
+    for (int tries = 0; tries < kAnchoredTries; ++tries) {
+      if (at == std::string_view::npos) return false;
+      if (re.Match(all, at, text.size(), RE2::ANCHOR_START, sub, groups)) return true;
+      at = text.find(pattern.prefix, at + 1);
+    }
+    if (at == std::string_view::npos) return false;
+    pos = at;
+  }
+  return re.Match(all, pos, text.size(), RE2::UNANCHORED, sub, groups);
+}
+
+}  // namespace
+
+bool MatchFactsFrom(const FactPattern& pattern, std::string_view text, size_t pos, size_t* end,
+                    const std::function<void(const FactGroup&, std::string_view)>& found) {
+  const RE2& re = *pattern.re;
+  int groups = re.NumberOfCapturingGroups() + 1;
+  re2::StringPiece sub[8];
+  std::vector<re2::StringPiece> many;
+  re2::StringPiece* subs = sub;
+  if (groups > 8) {
+    many.resize(static_cast<size_t>(groups));
+    subs = many.data();
+  }
+  if (pos > text.size()) return false;
+  SimplePattern::Result simple = SimplePattern::Result::kGaveUp;
+  if (pattern.simple) {
+    std::string_view views[8];
+    if (groups <= 8) simple = pattern.simple->Match(text, pos, views, groups);
+    for (int g = 0; simple == SimplePattern::Result::kMatch && g < groups; ++g)
+      subs[g] = re2::StringPiece(views[g].data(), views[g].size());
+  }
+  if (simple == SimplePattern::Result::kNoMatch) return false;
+  if (simple == SimplePattern::Result::kGaveUp && !LeftmostMatch(pattern, text, pos, subs, groups)) return false;
+  *end = static_cast<size_t>(subs[0].data() - text.data()) + subs[0].size();
+  for (const auto& group : pattern.groups) {
+    const re2::StringPiece& s = subs[static_cast<size_t>(group.index)];
+    if (s.data() != nullptr) found(group, std::string_view(s.data(), s.size()));
+  }
+  return true;
+}
+
+void MatchFacts(const FactPattern& pattern, std::string_view text,
+                const std::function<void(const FactGroup&, std::string_view)>& found) {
+  size_t end = 0;
+  MatchFactsFrom(pattern, text, 0, &end, found);
+}
+
+void ForEachCapture(const re2::RE2& re, std::string_view text,
+                    const std::function<void(std::string_view)>& found) {
+  re2::StringPiece sub[2];
+  size_t pos = 0;
+  while (pos <= text.size() &&
+         re.Match(re2::StringPiece(text), pos, text.size(), RE2::UNANCHORED, sub, 2)) {
+    if (sub[1].data() != nullptr) found(std::string_view(sub[1].data(), sub[1].size()));
+    size_t end = static_cast<size_t>(sub[0].data() - text.data()) + sub[0].size();
+    pos = std::max(end, pos + 1);
+  }
+}
+
+}  // namespace oomlens
+
+namespace oomlens {
+
+bool ReadGroup(const FactGroup& group, std::string_view text, FactValue* value, std::string* error) {
+  bool bare = !group.unit.empty() && !text.empty() && std::isdigit(static_cast<unsigned char>(text.back()));
+  if (!bare) return MakeFact(*group.info, text, value, error, group.decimal);
+  return MakeFact(*group.info, std::string(text) + group.unit, value, error, group.decimal);
+}
+
+}  // namespace oomlens

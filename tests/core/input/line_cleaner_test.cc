@@ -1,0 +1,150 @@
+#include "core/input/line_cleaner.h"
+
+#include <gtest/gtest.h>
+#include <re2/re2.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+namespace oomlens {
+namespace {
+
+struct CleanCase {
+  const char* raw;
+  const char* message;
+  const char* host;
+  const char* level;
+};
+
+const CleanCase kCases[] = {
+    {"E1130 12:00:00.123456  1234 file.cc:12] RESOURCE_EXHAUSTED: x", "RESOURCE_EXHAUSTED: x", "", "E"},
+    {"F0000 00:00:1717141650.890307    9276 pjrt_computation_client.cc:487] msg", "msg", "", "F"},
+    {"2022-04-04 00:27:49.642380: E tensorflow/compiler/xla/xla_client/xla_util.cc:88]   (1) msg",
+     "(1) msg", "", "E"},
+    {"2026-01-01T00:00:00.123Z msg", "msg", "", ""},
+    {"2026-11-30 09:14:11,402 - train - ERROR - msg", "msg", "", "ERROR"},
+    {"ERROR:root:msg", "msg", "", "ERROR"},
+    {"INFO 03-21 20:15:44 [monitor.py:33] msg", "msg", "", "INFO"},
+    {"[worker-3] E1130 12:00:00.123456  1234 file.cc:12] msg", "msg", "worker-3", "E"},
+    {"[pod/llm-worker-2/main] msg", "msg", "llm-worker-2", ""},
+    {"worker-3: msg", "msg", "worker-3", ""},
+    {"scalellm          | ./entrypoint.sh: line 28: 7 Killed", "./entrypoint.sh: line 28: 7 Killed", "scalellm", ""},
+    {"(EngineCore_DP0 pid=344) msg", "msg", "EngineCore_DP0 pid=344", ""},
+    {"> `RESOURCE_EXHAUSTED: msg`", "RESOURCE_EXHAUSTED: msg", "", ""},
+    {"# RESOURCE_EXHAUSTED: msg", "RESOURCE_EXHAUSTED: msg", "", ""},
+    {"- msg", "msg", "", ""},
+    {"```text", "", "", ""},
+    {"[12345.678901] Out of memory", "Out of memory", "", ""},
+    {"RuntimeError: Resource exhausted: x", "RuntimeError: Resource exhausted: x", "", ""},
+    {"jaxlib.xla_extension.XlaRuntimeError: y", "jaxlib.xla_extension.XlaRuntimeError: y", "", ""},
+    {"-2.55G is negative", "-2.55G is negative", "", ""},
+};
+
+TEST(LineCleaner, RecognisesPrefixesAndWrappers) {
+  LineCleaner cleaner;
+  for (const auto& c : kCases) {
+    const CleanLine& line = cleaner.Clean(c.raw);
+    EXPECT_EQ(line.message, c.message) << c.raw;
+    EXPECT_EQ(line.context.host, c.host) << c.raw;
+    EXPECT_EQ(line.context.level, c.level) << c.raw;
+  }
+}
+
+TEST(LineCleaner, RankTag) {
+  LineCleaner cleaner;
+  EXPECT_EQ(cleaner.Clean("[rank1]: torch.OutOfMemoryError: x").context.rank, "1");
+}
+
+TEST(LineCleaner, CarriageReturnsKeepTheLastOverwrite) {
+  LineCleaner cleaner;
+  const CleanLine& line = cleaner.Clean("step 1: 10%\rstep 1: 50%\rRESOURCE_EXHAUSTED: x\r\n");
+  EXPECT_EQ(line.message, "RESOURCE_EXHAUSTED: x");
+  EXPECT_EQ(line.display, "RESOURCE_EXHAUSTED: x");
+}
+
+TEST(LineCleaner, RemovesAnsiEscapes) {
+  LineCleaner cleaner;
+  EXPECT_EQ(cleaner.Clean("\x1b[31mERROR\x1b[0m: \x1b]0;title\x07x").display, "ERROR: x");
+  EXPECT_EQ(StripAnsi("a\x1b"), "a");  // a lone ESC at the end is dropped, not read past
+}
+
+TEST(LineCleaner, SurvivesAdversarialPrefixes) {
+  LineCleaner cleaner;
+  std::string many;
+  for (int i = 0; i < 1000; ++i) many += "> ";
+  many += "msg";
+  EXPECT_FALSE(cleaner.Clean(many).message.empty());  // bounded rounds, no hang
+}
+
+}  // namespace
+}  // namespace oomlens
+
+namespace oomlens {
+namespace {
+
+// The glog prefix read by hand against the regex the cleaner used to run.
+TEST(GlogPrefix, AcceptsExactlyWhatTheRegexAccepts) {
+  RE2 glog(R"(([IWEF])(\d{4} \d\d:\d\d:\d+(?:\.\d+)?)\s+\d+\s+[^\s\]]+:\d+\]\s?)", RE2::Latin1);
+  ASSERT_TRUE(glog.ok());
+  const std::vector<std::string> seeds = {
+      "E1130 12:00:00.123456  1234 tpu_runtime.cc:88] RESOURCE_EXHAUSTED",
+      "F0000 00:00:1717141650.89  77 a:b:12] x", "I0205 08:54:24.569114 130017276577600 max_utils.py:697]\tUsing",
+      "W1130 12:00:00 5 f.py:1]", "I1130 1:00:00.1 5 f.py:1] x"};
+  const std::string alphabet = "IWEF0123456789 :.]\tab";
+  std::mt19937 rng(5);
+  int accepted = 0;
+  for (int round = 0; round < 200000; ++round) {
+    std::string line = seeds[rng() % seeds.size()];
+    for (int edits = static_cast<int>(rng() % 3); edits > 0; --edits) {  // mutate a few bytes
+      size_t at = rng() % line.size();
+      switch (rng() % 3) {
+        case 0: line[at] = alphabet[rng() % alphabet.size()]; break;
+        case 1: line.erase(at, 1); break;
+        default: line.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
+      }
+      if (line.empty()) line = "I";
+    }
+    re2::StringPiece input(line), level, timestamp;
+    bool expected = RE2::Consume(&input, glog, &level, &timestamp);
+    std::string_view got_level, got_timestamp;
+    size_t length = GlogPrefix(line, &got_level, &got_timestamp);
+    ASSERT_EQ(length != 0, expected) << line;
+    if (!expected) continue;
+    ++accepted;
+    ASSERT_EQ(length, line.size() - input.size()) << line;
+    ASSERT_EQ(got_level, std::string_view(level.data(), level.size())) << line;
+    ASSERT_EQ(got_timestamp, std::string_view(timestamp.data(), timestamp.size())) << line;
+  }
+  EXPECT_GT(accepted, 10000);  // the mutations leave many prefixes valid
+}
+
+}  // namespace
+}  // namespace oomlens
+
+namespace oomlens {
+namespace {
+
+// The quick test may let through lines no prefix matches, never the reverse.
+TEST(MayStartWithPrefix, NeverRefusesALineAPrefixPatternMatches) {
+  const std::vector<std::string> pieces = {"worker", "-", "_", "3", "12", ":", " ", "|", " - ", "INFO", "ERROR",
+                                           "WARNING", "root", ".", "x", "I", "E", "1130 12:00:00.1", "f.py:1]",
+                                           "\t", "[", "]", "Memstats", "Using", "(GB)", "CRITICAL", "pid=3",
+                                           "-3: ", "_12 | ", " - INFO - ", ":root:", " | ", "1130 "};
+  std::mt19937 rng(29);
+  int prefixed = 0;
+  for (int round = 0; round < 200000; ++round) {
+    std::string line = std::string(1, "IWEFMUwhrDC"[rng() % 11]);
+    for (int k = static_cast<int>(rng() % 7); k > 0; --k) line += pieces[rng() % pieces.size()];
+    if (!StartsWithPrefix(line)) continue;
+    ++prefixed;
+    ASSERT_TRUE(MayStartWithPrefix(line)) << "'" << line << "'";
+  }
+  EXPECT_GT(prefixed, 5000) << "the generator should make many prefixed lines";
+  EXPECT_FALSE(MayStartWithPrefix("Memstats: step 1: Using (GB) 3.10 / 30.75"));
+  EXPECT_FALSE(MayStartWithPrefix("Using (GB) 3.10 / 30.75 (11.0%) on TPU_1"));
+  EXPECT_TRUE(MayStartWithPrefix("worker-3: RESOURCE_EXHAUSTED"));
+}
+
+}  // namespace
+}  // namespace oomlens

@@ -1,0 +1,109 @@
+#include "core/input/line_reader.h"
+#include "core/input/count_newlines.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace oomlens {
+namespace {
+
+std::vector<Line> ReadAll(const std::string& text, size_t chunk, size_t max_line,
+                          std::vector<std::string>* texts) {
+  StringSource source(text);
+  LineReader reader(&source, chunk, max_line);
+  std::vector<Line> lines;
+  Line line;
+  while (reader.Next(&line)) {
+    lines.push_back(line);
+    texts->emplace_back(line.text);
+  }
+  return lines;
+}
+
+TEST(LineReader, SplitsLinesAcrossChunks) {
+  std::vector<std::string> texts;
+  auto lines = ReadAll("alpha\nbeta\n\ngamma", 3, 64, &texts);
+  ASSERT_EQ(texts, (std::vector<std::string>{"alpha", "beta", "", "gamma"}));
+  EXPECT_EQ(lines[3].number, 4u);
+  EXPECT_EQ(lines[1].offset, 6u);
+  EXPECT_EQ(lines[3].offset, 12u);
+}
+
+TEST(LineReader, CutsLongLinesAndSkipsTheirRest) {
+  std::string text = std::string(100, 'x') + "\nshort\n" + std::string(10, 'y');
+  std::vector<std::string> texts;
+  auto lines = ReadAll(text, 7, 16, &texts);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_TRUE(lines[0].truncated);
+  EXPECT_EQ(texts[0], std::string(16, 'x'));
+  EXPECT_FALSE(lines[1].truncated);
+  EXPECT_EQ(texts[1], "short");
+  EXPECT_EQ(lines[1].offset, 101u);
+  EXPECT_EQ(texts[2], std::string(10, 'y'));
+}
+
+TEST(LineReader, LineExactlyAtTheCapIsNotTruncated) {
+  std::vector<std::string> texts;
+  auto lines = ReadAll(std::string(16, 'z') + "\nnext\n", 5, 16, &texts);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_FALSE(lines[0].truncated);
+  EXPECT_EQ(texts[1], "next");
+}
+
+TEST(LineReader, KeepsNulAndBinaryBytes) {
+  std::string text("a\0b\xff\n", 5);
+  std::vector<std::string> texts;
+  ReadAll(text, 2, 64, &texts);
+  ASSERT_EQ(texts.size(), 1u);
+  EXPECT_EQ(texts[0], std::string("a\0b\xff", 4));
+}
+
+TEST(LineReader, EmptyInputHasNoLines) {
+  std::vector<std::string> texts;
+  EXPECT_TRUE(ReadAll("", 4, 8, &texts).empty());
+}
+
+}  // namespace
+}  // namespace oomlens
+
+namespace oomlens {
+namespace {
+
+TEST(CountNewlines, AgreesWithStdCountAtEveryLengthAndAlignment) {
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += (i * 7919) % 13 == 0 ? '\n' : static_cast<char>('a' + i % 26);
+  text += std::string(9000, '\n');  // more than 255 blocks of newlines: the per-byte counters must not wrap
+  for (size_t from : {0, 1, 5, 31}) {
+    for (size_t size : {0, 1, 31, 32, 33, 95, 8191, 8192 + 7, 20000, 29000 - 31}) {
+      ASSERT_EQ(CountNewlines(text.data() + from, size),
+                static_cast<size_t>(std::count(text.data() + from, text.data() + from + size, '\n')))
+          << from << " " << size;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace oomlens
+
+namespace oomlens {
+namespace {
+
+TEST(LineReader, MarksTheLineHoldingTheHitOfSkipUntil) {
+  std::string text = "noise\nmore noise\nthe HIT line\nafter\n";
+  StringSource source(text);
+  LineReader reader(&source, 8, 64);  // small chunks: the hit is found after refills
+  reader.SkipUntil([](std::string_view t, uint64_t) { return t.find("HIT"); });
+  Line line;
+  ASSERT_TRUE(reader.Next(&line));
+  EXPECT_EQ(line.text, "the HIT line");
+  EXPECT_EQ(line.number, 3u);
+  EXPECT_TRUE(line.holds_hit);
+  ASSERT_TRUE(reader.Next(&line));
+  EXPECT_EQ(line.text, "after");
+  EXPECT_FALSE(line.holds_hit);
+}
+
+}  // namespace
+}  // namespace oomlens

@@ -1,0 +1,147 @@
+#include "core/recognize/recognizer.h"
+
+#include <gtest/gtest.h>
+
+#include "oomlens/rules.h"
+
+namespace oomlens {
+namespace {
+
+class RecognizerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::vector<Problem> problems;
+    ASSERT_TRUE(rules_.LoadBuiltin(&problems));
+  }
+  std::vector<Event> Recognize(const std::string& text) {
+    problems_.clear();
+    return RecognizeText(rules_.data(), text, /*emit_annotations=*/false, &problems_);
+  }
+  static std::string Fact(const Event& e, const std::string& name) {
+    auto it = e.facts.find(name);
+    return it == e.facts.end() ? "absent" : it->second.text;
+  }
+  RuleSet rules_;
+  std::vector<Problem> problems_;
+};
+
+TEST_F(RecognizerTest, WrappedMessageIsOneEvent) {
+  auto events = Recognize(
+      "RESOURCE_EXHAUSTED: Error loading program 'jit_step': Attempting to reserve\n"
+      "29.49G at the bottom of memory. That was not possible. There are 147.64M free, 0B reserved,\n"
+      "and 147.64M reservable.: while running replica 0 and partition 3 of a\n"
+      "replicated computation (other replicas may have failed as well).\n");
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].kind, "tpu_program_load");
+  EXPECT_EQ(Fact(events[0], "program"), "jit_step");
+  EXPECT_EQ(Fact(events[0], "requested_bytes"), "29.49G");
+  EXPECT_EQ(Fact(events[0], "reservable_bytes"), "147.64M");
+  EXPECT_EQ(events[0].partition, "3");
+  EXPECT_EQ(events[0].where.line, 1u);
+  EXPECT_EQ(events[0].excerpt.size(), 4u);
+}
+
+TEST_F(RecognizerTest, HeaderThenUnlabelledBodyKeepsTheHeadersKind) {
+  auto events = Recognize(
+      "RESOURCE_EXHAUSTED: Error allocating device buffer: \n"
+      "Attempting to allocate 1.96G. \n"
+      "That was not possible. \n"
+      "There are 3.46G free. \n"
+      "The largest contiguous region of free memory is 1.75G due to fragmentation.\n"
+      "Traceback (most recent call last):\n");
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].signature, "tpu_buffer_alloc");
+  EXPECT_EQ(Fact(events[0], "largest_free_bytes"), "1.75G");
+}
+
+TEST_F(RecognizerTest, InterleavedHostsContinueTheirOwnMessages) {
+  auto events = Recognize(
+      "[worker-0] RESOURCE_EXHAUSTED: Error loading program 'p': Attempting to reserve\n"
+      "[worker-1] RESOURCE_EXHAUSTED: Error loading program 'p': Attempting to reserve\n"
+      "[worker-0] 2.00G at the bottom of memory. That was not possible. There are 1.00G free.\n"
+      "[worker-1] 2.00G at the bottom of memory. That was not possible. There are 1.50G free.\n");
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].host, "worker-0");
+  EXPECT_EQ(Fact(events[0], "free_bytes"), "1.00G");
+  EXPECT_EQ(events[1].host, "worker-1");
+  EXPECT_EQ(Fact(events[1], "free_bytes"), "1.50G");
+}
+
+TEST_F(RecognizerTest, RepeatedTruncatedMessagesStaySeparate) {
+  const std::string line =
+      "RESOURCE_EXHAUSTED: Error loading program 'jit_x': Attempting to reserve 6.14G at the bottom of "
+      "memory. That was not possible.\n";
+  auto events = Recognize(line + line);
+  EXPECT_EQ(events.size(), 2u);
+}
+
+TEST_F(RecognizerTest, MessageWithoutRequiredFactIsSkippedWithAWarning) {
+  auto events = Recognize("RESOURCE_EXHAUSTED: Error loading program 'jit_x':\n\nunrelated\n");
+  EXPECT_TRUE(events.empty());
+  ASSERT_EQ(problems_.size(), 1u);
+  EXPECT_EQ(FormatProblem(problems_[0]),
+            "sample:1: a tpu_program_load message without requested_bytes was skipped (cut off or reworded?) "
+            "(help: if this is a real OOM message, add its wording to a signature (see docs/rules.md))");
+}
+
+TEST_F(RecognizerTest, AbsurdNumbersAreDroppedNotInvented) {
+  auto events = Recognize(
+      "Error allocating device buffer: Attempting to allocate 9999999999999999999999G. That was not possible. "
+      "There are 1.00G free.\n");
+  EXPECT_TRUE(events.empty());
+  ASSERT_EQ(problems_.size(), 2u);
+  EXPECT_EQ(problems_[0].message,
+            "ignored requested_bytes: '9999999999999999999999G' is too large to be a byte count");
+}
+
+TEST_F(RecognizerTest, PrecursorWarningAttachesToTheNextOomOfItsKinds) {
+  auto events = Recognize(
+      "Can't reduce memory use below 14.20GiB (15247089664 bytes) by rematerialization; only reduced to "
+      "17.08GiB (18341011456 bytes), down from 19.20GiB (20615843840 bytes) originally\n"
+      "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 8.00M. That was not "
+      "possible. There are 6.43M free.\n"
+      "Ran out of memory in memory space hbm. Used 17.12G of 15.75G hbm. Exceeded hbm capacity by 1.37G.\n");
+  ASSERT_EQ(events.size(), 2u);  // the warning is no incident of its own
+  EXPECT_EQ(events[0].kind, "tpu_buffer_alloc");
+  EXPECT_EQ(events[0].facts.count("remat_target_bytes"), 0u);  // not a kind it annotates
+  EXPECT_EQ(events[1].kind, "tpu_compile_hbm");
+  EXPECT_EQ(events[1].facts.at("remat_reduced_to_bytes").integer, 18341011456);
+}
+
+TEST_F(RecognizerTest, ListingEntriesBecomeAllocations) {
+  auto events = Recognize(
+      "Ran out of memory in memory space hbm. Used 9.00G of 8.00G hbm. Exceeded hbm capacity by 1.00G.\n"
+      "  Largest program allocations in hbm:\n"
+      "  1. Size: 2.00G\n"
+      "     Shape: f32[8,128,9]{2,1,0:T(8,128)}\n"
+      "     Unpadded size: 36.00K\n"
+      "     Extra memory due to padding: 1.99G (14.2x expansion)\n"
+      "     ==========================\n"
+      "  2. Size: 1.00G\n"
+      "     Operator: op_type=\"Dot\" op_name=\"a/b\\nc\" source_file=\"m.py\" source_line=3\n"
+      "     Allocation type: parameter\n"
+      "unrelated line\n");
+  ASSERT_EQ(events.size(), 1u);
+  ASSERT_EQ(events[0].allocations.size(), 2u);
+  const Facts& a = events[0].allocations[0].fields;
+  EXPECT_EQ(a.at("rank").integer, 1);
+  EXPECT_EQ(a.at("shape").text, "f32[8,128,9]{2,1,0:T(8,128)}");
+  EXPECT_DOUBLE_EQ(a.at("expansion").number, 14.2);
+  const Facts& b = events[0].allocations[1].fields;
+  EXPECT_EQ(b.at("operator").text, "a/b\\nc");
+  EXPECT_EQ(b.at("source_file").text, "m.py");
+  EXPECT_EQ(b.at("type").text, "parameter");
+  EXPECT_EQ(b.count("shape"), 0u);  // fields absent from an entry stay absent
+}
+
+TEST_F(RecognizerTest, QuotaResourceExhaustedIsNotAnOom) {
+  auto events = Recognize(
+      "google.api_core.exceptions.ResourceExhausted: 429 Quota exceeded for aiplatform.googleapis.com\n"
+      "status = StatusCode.RESOURCE_EXHAUSTED details = \"Received message larger than max (5308389 vs. "
+      "4194304)\"\n");
+  EXPECT_TRUE(events.empty());
+  EXPECT_TRUE(problems_.empty());
+}
+
+}  // namespace
+}  // namespace oomlens

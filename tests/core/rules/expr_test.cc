@@ -1,0 +1,145 @@
+#include "core/rules/expr.h"
+
+#include <gtest/gtest.h>
+
+#include "core/rules/template.h"
+
+namespace oomlens {
+namespace {
+
+// Facts made the way a log prints them.
+class ExprTest : public ::testing::Test {
+ protected:
+  void Set(const std::string& name, const std::string& text) {
+    FactValue v;
+    std::string error;
+    ASSERT_TRUE(MakeFact(*FindFact(name), text, &v, &error)) << error;
+    facts_[name] = v;
+  }
+  Value Eval(const std::string& src) {
+    std::string error;
+    size_t offset = 0;
+    auto expr = Expr::Parse(src, &error, &offset);
+    EXPECT_TRUE(expr) << src << ": " << error;
+    if (!expr) return Value{};
+    return expr->Evaluate([this](const std::string& n) -> const FactValue* {
+      auto it = facts_.find(n);
+      return it == facts_.end() ? nullptr : &it->second;
+    });
+  }
+  std::string ParseError(const std::string& src) {
+    std::string error;
+    size_t offset = 0;
+    EXPECT_FALSE(Expr::Parse(src, &error, &offset)) << src;
+    return error + " @" + std::to_string(offset);
+  }
+  Facts facts_;
+};
+
+TEST_F(ExprTest, ComparisonsRespectRounding) {
+  Set("requested_bytes", "1.54G");
+  Set("free_bytes", "1.54G");
+  EXPECT_FALSE(Eval("requested_bytes > free_bytes").truth());  // a tie, not a shortfall
+  EXPECT_TRUE(Eval("requested_bytes >= free_bytes").truth());
+  EXPECT_TRUE(Eval("requested_bytes == free_bytes").truth());
+  Set("free_bytes", "1.52G");
+  EXPECT_TRUE(Eval("requested_bytes > free_bytes").truth());
+  EXPECT_TRUE(Eval("free_bytes < requested_bytes").truth());
+  EXPECT_TRUE(Eval("requested_bytes != free_bytes").truth());
+}
+
+TEST_F(ExprTest, ArithmeticAndUnits) {
+  Set("requested_bytes", "29.49G");
+  Set("free_bytes", "147.64M");
+  Value shortfall = Eval("requested_bytes - free_bytes");
+  EXPECT_EQ(shortfall.unit, Unit::kBytes);
+  EXPECT_EQ(FormatValue(shortfall, ""), "29.35G");
+  Value ratio = Eval("requested_bytes / free_bytes");
+  EXPECT_EQ(ratio.unit, Unit::kNumber);
+  EXPECT_EQ(FormatValue(ratio, "ratio"), "204.5x");
+  EXPECT_TRUE(Eval("requested_bytes > 2 * free_bytes and requested_bytes >= 29G").truth());
+  EXPECT_TRUE(Eval("max(requested_bytes, free_bytes) == requested_bytes").truth());
+  EXPECT_TRUE(Eval("abs(free_bytes - requested_bytes) > 1G").truth());
+  EXPECT_TRUE(Eval("-(free_bytes) < 0").truth());
+}
+
+TEST_F(ExprTest, AbsentFactsNeverFire) {
+  Set("requested_bytes", "1G");
+  EXPECT_FALSE(Eval("requested_bytes > free_bytes").present);
+  EXPECT_FALSE(Eval("not (requested_bytes > free_bytes)").present);
+  EXPECT_FALSE(Eval("requested_bytes > free_bytes and true").present);
+  EXPECT_TRUE(Eval("requested_bytes > free_bytes or true").truth());
+  EXPECT_FALSE(Eval("requested_bytes > free_bytes and false").truth());
+  EXPECT_TRUE(Eval("has(requested_bytes) and not has(free_bytes)").truth());
+}
+
+TEST_F(ExprTest, DivisionByZeroIsAbsent) {
+  Set("requested_bytes", "1G");
+  Set("free_bytes", "0B");
+  EXPECT_FALSE(Eval("requested_bytes / free_bytes").present);
+  EXPECT_FALSE(Eval("requested_bytes / free_bytes > 2").present);
+}
+
+TEST_F(ExprTest, ErrorsSayWhatAndWhere) {
+  EXPECT_EQ(ParseError("requested_bytes > bogus_bytes"),
+            "unknown fact 'bogus_bytes' (see 'oomlens rules facts' for the list) @18");
+  EXPECT_EQ(ParseError("requested_bytes + request_to_free_ratio"),
+            "cannot add a number to a size @39");
+  EXPECT_EQ(ParseError("requested_bytes >"), "expression ends too early @17");
+  EXPECT_EQ(ParseError("has(bogus)"), "has() needs a fact name, got 'bogus' @4");
+  EXPECT_EQ(ParseError("program > 1"), "cannot compare a text fact with a number @11");
+  EXPECT_EQ(ParseError("frobnicate(1)"), "unknown function 'frobnicate' (functions: has, min, max, abs) @0");
+  EXPECT_EQ(ParseError("requested_bytes * free_bytes"), "cannot multiply two sizes @28");
+  EXPECT_EQ(ParseError("(requested_bytes > 1G"), "expected ')' @21");
+  EXPECT_EQ(ParseError("requested_bytes > 1Q"), "bad size literal: '1Q' has an unknown size unit 'Q' @18");
+  EXPECT_EQ(ParseError("requested_bytes and true"), "'and' needs conditions on both sides @24");
+}
+
+// Found by expr_fuzzer: "-((((...-(" recursed until the stack overflowed.
+TEST_F(ExprTest, DeepNestingIsAnErrorNotAStackOverflow) {
+  std::string deep = "-" + std::string(100000, '(') + "-(";
+  std::string error = ParseError(deep);
+  EXPECT_EQ(error.substr(0, 52), "expression nested too deeply (more than 64 levels) @");
+  EXPECT_TRUE(Eval(std::string(30, '(') + "1 < 2" + std::string(30, ')')).truth());  // reasonable nesting works
+  EXPECT_EQ(ParseError(std::string(200, '-') + "1").substr(0, 28), "expression nested too deeply");
+  std::string nots;
+  for (int i = 0; i < 100; ++i) nots += "not ";
+  EXPECT_EQ(ParseError(nots + "true").substr(0, 28), "expression nested too deeply");
+}
+
+TEST(Template, RendersPartsAndFormats) {
+  std::string error;
+  size_t offset = 0;
+  auto t = Template::Parse("{requested_bytes} is {requested_bytes / free_bytes:ratio} of free, {{literal}}",
+                           &error, &offset);
+  ASSERT_TRUE(t) << error;
+  Facts facts;
+  std::string e;
+  MakeFact(*FindFact("requested_bytes"), "3G", &facts["requested_bytes"], &e);
+  MakeFact(*FindFact("free_bytes"), "2G", &facts["free_bytes"], &e);
+  auto lookup = [&facts](const std::string& n) -> const FactValue* {
+    auto it = facts.find(n);
+    return it == facts.end() ? nullptr : &it->second;
+  };
+  std::string out;
+  ASSERT_TRUE(t->Render(lookup, &out));
+  EXPECT_EQ(out, "3.00G is 1.50x of free, {literal}");
+  facts.erase("free_bytes");
+  EXPECT_FALSE(t->Render(lookup, &out));  // never prints a number the log did not give
+}
+
+TEST(Template, ParseErrorsPointAtTheProblem) {
+  std::string error;
+  size_t offset = 0;
+  EXPECT_FALSE(Template::Parse("short by {requested_bytes", &error, &offset));
+  EXPECT_EQ(error, "unclosed '{' (write '{{' for a brace)");
+  EXPECT_EQ(offset, 9u);
+  EXPECT_FALSE(Template::Parse("{free_bytes:kg}", &error, &offset));
+  EXPECT_EQ(error, "unknown format ':kg' (formats: size, ratio, pct, num, int)");
+  EXPECT_FALSE(Template::Parse("{free_bytes +}", &error, &offset));
+  EXPECT_EQ(error, "expression ends too early");
+  EXPECT_EQ(offset, 13u);
+}
+
+}  // namespace
+}  // namespace oomlens
