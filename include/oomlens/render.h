@@ -4,14 +4,33 @@
 #define OOMLENS_RENDER_H_
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "oomlens/report.h"
 #include "oomlens/rules.h"
 
 namespace oomlens {
+
+/// The report formats. Every command, `serve` and the completions name them
+/// through FormatNames() and ParseFormat(), so there is one list.
+enum class Format { kText, kJson, kJsonl, kMarkdown, kGithub, kSarif, kGitlab, kHtml };
+
+/// The formats' names in enum order: "text", "json", "jsonl", ...
+const std::vector<std::string>& FormatNames();
+/// The name of a format ("sarif").
+const std::string& FormatName(Format format);
+/// The format of that name, ignoring case ("SARIF" is kSarif); nullopt if unknown.
+std::optional<Format> ParseFormat(std::string_view name);
+
+/// When the text report is coloured: auto (a terminal without NO_COLOR), always, never.
+enum class ColorMode { kAuto, kAlways, kNever };
+const std::vector<std::string>& ColorModeNames();
+std::optional<ColorMode> ParseColorMode(std::string_view name);
 
 struct TextOptions {
   bool color = false;
@@ -45,6 +64,9 @@ void RenderGitlab(const Report& report, std::ostream& out);
 /// One self-contained HTML page (inline CSS and SVG, a strict CSP, no scripts),
 /// good enough to attach to a bug report. Everything from the log is escaped.
 void RenderHtml(const Report& report, std::ostream& out);
+
+/// Renders the report in the given format; options apply to the text format.
+void RenderReport(const Report& report, Format format, const TextOptions& options, std::ostream& out);
 
 /// Escapes text for HTML content and attributes (& < > " '), control bytes too.
 std::string HtmlEscape(const std::string& text);

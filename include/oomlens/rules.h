@@ -48,6 +48,13 @@ class RuleSet {
   bool CheckSamples(std::vector<Problem>* problems) const;
 
   std::vector<RuleEntry> List() const;
+  /// The causes the cause rules can conclude, sorted ("fragmentation", ...).
+  std::vector<std::string> Causes() const;
+  /// The kinds of incident the signatures can recognise, sorted ("pytorch_cuda", ...);
+  /// series, activity and annotating signatures make no incident and are left out.
+  std::vector<std::string> IncidentKinds() const;
+  /// The error codes the signatures name, sorted ("E0100", "E0101", ...).
+  std::vector<std::string> Codes() const;
   /// The literals of the prefilter (a line without one cannot start a message).
   std::vector<std::string> Literals() const;
   const RuleData& data() const { return *data_; }

@@ -1,5 +1,6 @@
 #include "cli/cli.h"
 
+#include <map>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,17 @@
 #include "oomlens/scanner.h"
 
 namespace oomlens {
+namespace {
+
+// name -> value for CLI11, from the one list of names (in enum order).
+template <typename Enum>
+std::map<std::string, Enum> NameMap(const std::vector<std::string>& names) {
+  std::map<std::string, Enum> map;
+  for (size_t i = 0; i < names.size(); ++i) map[names[i]] = static_cast<Enum>(i);
+  return map;
+}
+
+}  // namespace
 
 int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
            const Console& console) {
@@ -28,10 +40,10 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       "Exit: 0 no OOM, 1 OOM found, 2 error. Docs: docs/README.md, 'man oomlens'.");
   app.add_option("files", o.files, "log files to read ('-' or none: stdin)");
   app.add_option("-f,--format", o.format, "output format")
-      ->check(CLI::IsMember({"text", "json", "jsonl", "markdown", "github", "sarif", "gitlab", "html"}, CLI::ignore_case))
+      ->transform(CLI::CheckedTransformer(NameMap<Format>(FormatNames()), CLI::ignore_case))
       ->default_str("text");
   app.add_option("--color", o.color, "colour the text output")
-      ->check(CLI::IsMember({"auto", "always", "never"}, CLI::ignore_case))
+      ->transform(CLI::CheckedTransformer(NameMap<ColorMode>(ColorModeNames()), CLI::ignore_case))
       ->default_str("auto");
   app.add_option("--rules", o.rule_dirs, "extra rule folder (repeatable); entries override built-ins by id")
       ->allow_extra_args(false);
@@ -68,6 +80,10 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   serve->add_option("--listen", serve_options.listen, "address to listen on (default 127.0.0.1: this machine only)");
   serve->add_option("--port", serve_options.port, "port (default 8080)")->check(CLI::Range(0, 65535));
   serve->add_option("--max-body", serve_options.max_body, "largest request in bytes (default 64 MiB)");
+  CLI::App* completions = app.add_subcommand("completions", "print a shell completion script (bash, zsh, fish)");
+  std::string shell;
+  completions->add_option("shell", shell, "bash, zsh or fish")->required();
+  completions->fallthrough();
   CLI::App* merge = app.add_subcommand("merge", "combine JSON reports (per shard or host) into one");
   merge->add_option("reports", o.reports, "reports written with --format json")->required();
   CLI::App* diff = app.add_subcommand("diff", "compare two runs: incidents that appeared or vanished, numbers that moved");
@@ -96,10 +112,6 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     err << "oomlens: error: --chip " << o.chip << ": unknown chip (help: one of " << KnownChips() << ")\n";
     return kExitError;
   }
-  if (std::string problem = CheckFailOn(o.fail_on); !problem.empty()) {
-    err << "oomlens: error: --fail-on: " << problem << "\n";
-    return kExitError;
-  }
   if (merge->parsed()) return RunMerge(o, out, err, console);
   if (diff->parsed()) return RunDiff(o, out, err);
   if (serve->parsed()) return RunServe(o, serve_options, out, err, console);
@@ -108,6 +120,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   if (check->parsed()) return RunRulesCheck(o, out, err);
   if (facts->parsed()) return RunRulesFacts(out);
   if (literals->parsed()) return RunRulesLiterals(o, out, err);
+  if (completions->parsed()) return RunCompletions(o, shell, out, err);
   return RunScan(o, out, err, console);
 }
 

@@ -14,10 +14,6 @@
 namespace oomlens {
 namespace {
 
-const char* const kCauses[] = {"oversize",    "fragmentation", "leak",         "program_eviction", "aggregate_usage",
-                               "unexpectedly_large_allocation", "vmem", "sparsecore", "other_process",
-                               "preallocation", "host_memory", "container_limit", "unknown"};
-
 void PrintProblems(const std::vector<Problem>& problems, bool quiet, std::ostream& err) {
   for (const auto& p : problems) {
     bool error = p.severity == Problem::Severity::kError;
@@ -30,6 +26,12 @@ bool HasError(const std::vector<Problem>& problems) {
   for (const auto& p : problems)
     if (p.severity == Problem::Severity::kError) return true;
   return false;
+}
+
+std::string Join(const std::vector<std::string>& items, const char* separator) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
 }
 
 std::vector<std::string> Split(const std::string& spec) {
@@ -49,17 +51,10 @@ bool LoadRules(const Options& o, const std::vector<std::string>& extra, RuleSet*
   return ok;
 }
 
-// LoadRules, with every problem printed; false when the rules cannot be used.
-bool LoadRulesAndSay(const Options& o, RuleSet* rules, std::ostream& err) {
-  std::vector<Problem> problems;
-  bool ok = LoadRules(o, {}, rules, &problems);
-  PrintProblems(problems, false, err);
-  return ok;
-}
 
 bool UseColor(const Options& o, const Console& console) {
-  if (o.color == "always") return true;
-  if (o.color == "never") return false;
+  if (o.color == ColorMode::kAlways) return true;
+  if (o.color == ColorMode::kNever) return false;
   const char* no_color = console.getenv("NO_COLOR");
   const char* term = console.getenv("TERM");
   return console.stdout_is_terminal && !(no_color && *no_color) && !(term && std::string(term) == "dumb");
@@ -79,16 +74,9 @@ bool Fails(const Report& report, const std::string& spec) {
 }
 
 void Render(const Options& o, const Report& report, std::ostream& out, const Console& console) {
-  if (o.format == "json") return RenderJson(report, out);
-  if (o.format == "jsonl") return RenderJsonl(report, out);
-  if (o.format == "markdown") return RenderMarkdown(report, out);
-  if (o.format == "github") return RenderGithub(report, out);
-  if (o.format == "sarif") return RenderSarif(report, out);
-  if (o.format == "gitlab") return RenderGitlab(report, out);
-  if (o.format == "html") return RenderHtml(report, out);
   TextOptions text;
   text.color = UseColor(o, console);
-  RenderText(report, text, out);
+  RenderReport(report, o.format, text, out);
 }
 
 // Renders, prints problems and turns the outcome into the exit code.
@@ -135,24 +123,47 @@ Report ScanParallel(const std::vector<InputFile>& files, const RuleSet& rules, c
 
 }  // namespace
 
-std::string CheckFailOn(const std::string& spec) {
+bool LoadRulesAndSay(const Options& o, RuleSet* rules, std::ostream& err) {
+  std::vector<Problem> problems;
+  bool ok = LoadRules(o, {}, rules, &problems);
+  PrintProblems(problems, false, err);
+  return ok;
+}
+
+std::string CheckFailOn(const std::string& spec, const RuleSet& rules) {
   if (spec == "oom" || spec == "never") return "";
+  std::vector<std::string> causes = rules.Causes(), kinds = rules.IncidentKinds();
+  auto known = [](const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
   for (const auto& item : Split(spec)) {
-    bool known = std::find(std::begin(kCauses), std::end(kCauses), item) != std::end(kCauses);
-    known = known || item.find('_') != std::string::npos;  // a kind id, e.g. pytorch_cuda
-    if (!known) return "'" + item + "' is neither a cause nor a kind (use oom, never, or causes/kinds, comma-separated)";
+    if (known(causes, item) || known(kinds, item)) continue;
+    return "'" + item + "' is neither a cause nor a kind of the loaded rules (help: oom, never, or comma-separated "
+           "names from 'oomlens rules list'; causes: " + Join(causes, ", ") + ")";
   }
-  return Split(spec).empty() ? "empty --fail-on" : "";
+  return Split(spec).empty() ? "empty --fail-on (help: oom, never, or comma-separated causes and kinds)" : "";
+}
+
+// Loads the rules for a command that writes a report; false (said why) when they,
+// or the --fail-on that names their causes, cannot be used.
+bool LoadRulesForReport(const Options& o, RuleSet* rules, std::ostream& err) {
+  std::vector<Problem> problems;
+  if (!LoadRules(o, {}, rules, &problems)) {
+    PrintProblems(problems, false, err);
+    err << "oomlens: error: rules have errors; fix them or run 'oomlens rules check' for details\n";
+    return false;
+  }
+  PrintProblems(problems, o.quiet, err);
+  if (std::string problem = CheckFailOn(o.fail_on, *rules); !problem.empty()) {
+    err << "oomlens: error: --fail-on: " << problem << "\n";
+    return false;
+  }
+  return true;
 }
 
 int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Console& console) {
   RuleSet rules;
-  std::vector<Problem> problems;
-  if (!LoadRules(o, {}, &rules, &problems)) {
-    PrintProblems(problems, false, err);
-    err << "oomlens: error: rules have errors; fix them or run 'oomlens rules check' for details\n";
-    return kExitError;
-  }
+  if (!LoadRulesForReport(o, &rules, err)) return kExitError;
   std::vector<std::string> args = o.files;
   if (args.empty()) {
     if (console.stdin_is_terminal) {  // a person at a terminal: take a paste
@@ -187,7 +198,7 @@ int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Consol
 
 int RunMerge(const Options& o, std::ostream& out, std::ostream& err, const Console& console) {
   RuleSet rules;
-  if (!LoadRulesAndSay(o, &rules, err)) return kExitError;
+  if (!LoadRulesForReport(o, &rules, err)) return kExitError;
   std::vector<Report> parts;
   for (const auto& path : o.reports) {
     std::ifstream in(path, std::ios::binary);
@@ -252,8 +263,8 @@ bool ReadSide(const std::string& path, const RuleSet& rules, const Options& o, R
 int RunDiff(const Options& o, std::ostream& out, std::ostream& err) {
   RuleSet rules;
   if (!LoadRulesAndSay(o, &rules, err)) return kExitError;
-  if (o.format != "text" && o.format != "json") {
-    err << "oomlens: error: diff writes text or json, not " << o.format << " (help: --format json)\n";
+  if (o.format != Format::kText && o.format != Format::kJson) {
+    err << "oomlens: error: diff writes text or json, not " << FormatName(o.format) << " (help: --format json)\n";
     return kExitError;
   }
   Report before, after;
@@ -261,7 +272,7 @@ int RunDiff(const Options& o, std::ostream& out, std::ostream& err) {
     return kExitError;
   }
   ReportDiff diff = DiffReports(before, after, o.reports[0], o.reports[1]);
-  if (o.format == "json") RenderDiffJson(diff, out);
+  if (o.format == Format::kJson) RenderDiffJson(diff, out);
   else RenderDiffText(diff, out);
   out.flush();
   if (!out) return kExitBrokenPipe;

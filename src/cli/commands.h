@@ -8,13 +8,15 @@
 
 #include "cli/cli.h"
 #include "cli/inputs.h"
+#include "oomlens/render.h"
+#include "oomlens/rules.h"
 
 namespace oomlens {
 
 struct Options {
   std::vector<std::string> files;
-  std::string format = "text";
-  std::string color = "auto";
+  Format format = Format::kText;
+  ColorMode color = ColorMode::kAuto;
   std::vector<std::string> rule_dirs;
   bool no_builtin = false;
   std::string chip;
@@ -27,6 +29,10 @@ struct Options {
   std::vector<std::string> reports;  // for merge, and the two sides of diff
 };
 
+/// Loads the built-in rules (unless --no-builtin-rules) and the --rules folders,
+/// printing every problem; false when the rules cannot be used.
+bool LoadRulesAndSay(const Options& o, RuleSet* rules, std::ostream& err);
+
 int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Console& console);
 int RunMerge(const Options& o, std::ostream& out, std::ostream& err, const Console& console);
 /// Compares two runs (logs or JSON reports): exit 1 when an incident appeared.
@@ -35,10 +41,13 @@ int RunRulesList(const Options& o, std::ostream& out, std::ostream& err);
 int RunRulesCheck(const Options& o, std::ostream& out, std::ostream& err);
 int RunRulesFacts(std::ostream& out);
 int RunExplain(const Options& o, const std::string& topic, std::ostream& out, std::ostream& err);
+/// Prints the completion script of shell (bash, zsh, fish), lists filled from the rules.
+int RunCompletions(const Options& o, const std::string& shell, std::ostream& out, std::ostream& err);
 int RunRulesLiterals(const Options& o, std::ostream& out, std::ostream& err);
 
-/// Returns "" when spec is a valid --fail-on value, else what is wrong.
-std::string CheckFailOn(const std::string& spec);
+/// Returns "" when spec is a valid --fail-on value for these rules (oom, never, or
+/// causes and kinds they know), else what is wrong.
+std::string CheckFailOn(const std::string& spec, const RuleSet& rules);
 
 }  // namespace oomlens
 

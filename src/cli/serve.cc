@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -32,25 +33,26 @@ void Secure(httplib::Response* res) {
 }
 
 // Diagnoses text with the loaded rules; renders it in the requested format.
-std::string Diagnose(const RuleSet& rules, const Options& o, const std::string& text, const std::string& format) {
+std::string Diagnose(const RuleSet& rules, const Options& o, const std::string& text, Format format) {
   ScanOptions options;
   options.chip = o.chip;
   Scanner scanner(rules, options);
   scanner.ScanText(text, "<paste>");
   Report report = scanner.Finish();
   std::ostringstream out;
-  if (format == "json") RenderJson(report, out);
-  else if (format == "markdown") RenderMarkdown(report, out);
-  else if (format == "text") RenderText(report, {}, out);
-  else RenderHtml(report, out);
+  RenderReport(report, format, {}, out);
   return out.str();
 }
 
-const char* ContentType(const std::string& format) {
-  if (format == "json") return "application/json";
-  if (format == "markdown") return "text/markdown; charset=utf-8";
-  if (format == "text") return "text/plain; charset=utf-8";
-  return "text/html; charset=utf-8";
+// The formats the API serves, with their content types.
+const char* ContentType(Format format) {
+  switch (format) {
+    case Format::kJson: return "application/json";
+    case Format::kMarkdown: return "text/markdown; charset=utf-8";
+    case Format::kText: return "text/plain; charset=utf-8";
+    case Format::kHtml: return "text/html; charset=utf-8";
+    default: return nullptr;
+  }
 }
 
 }  // namespace
@@ -58,17 +60,7 @@ const char* ContentType(const std::string& format) {
 int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std::ostream& err,
              const Console& console) {
   RuleSet rules;
-  std::vector<Problem> problems;
-  if (!(o.no_builtin || rules.LoadBuiltin(&problems))) {
-    for (const auto& p : problems) err << "oomlens: error: " << FormatProblem(p) << "\n";
-    return kExitError;
-  }
-  for (const auto& dir : o.rule_dirs) {
-    if (!rules.LoadDirectory(dir, &problems)) {
-      for (const auto& p : problems) err << "oomlens: error: " << FormatProblem(p) << "\n";
-      return kExitError;
-    }
-  }
+  if (!LoadRulesAndSay(o, &rules, err)) return kExitError;
   httplib::Server server;
   // Idle keep-alive connections hold a worker each: more workers, shorter keep-alive.
   server.new_task_queue = [] { return new httplib::ThreadPool(64); };
@@ -88,17 +80,18 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
     if (req.has_file("file")) text += (text.empty() ? "" : "\n") + req.get_file_value("file").content;
     if (req.has_param("log")) text += req.get_param_value("log");
     Secure(&res);
-    res.set_content(Diagnose(rules, o, text, "html"), "text/html; charset=utf-8");
+    res.set_content(Diagnose(rules, o, text, Format::kHtml), ContentType(Format::kHtml));
   });
   server.Post("/api/v1/diagnose", [&](const httplib::Request& req, httplib::Response& res) {
-    std::string format = req.has_param("format") ? req.get_param_value("format") : "json";
-    if (format != "json" && format != "markdown" && format != "html" && format != "text") {
+    std::string name = req.has_param("format") ? req.get_param_value("format") : "json";
+    std::optional<Format> format = ParseFormat(name);
+    if (!format || !ContentType(*format)) {
       res.status = 400;
-      res.set_content("unknown format '" + format + "': use json, markdown, html or text\n", "text/plain");
+      res.set_content("unknown format '" + name + "': use json, markdown, html or text\n", "text/plain");
       return;
     }
     Secure(&res);
-    res.set_content(Diagnose(rules, o, req.body, format), ContentType(format));
+    res.set_content(Diagnose(rules, o, req.body, *format), ContentType(*format));
   });
   server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.status == 413) {

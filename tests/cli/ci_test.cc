@@ -127,9 +127,40 @@ TEST_F(CiTest, FailOnAndMaxIncidents) {
   EXPECT_EQ(Run({"--fail-on", "fragmentation,oversize", log}).code, kExitOomFound);
   EXPECT_EQ(Run({"--fail-on", "tpu_program_load", log}).code, kExitOomFound);
   EXPECT_EQ(Run({"--fail-on", "bogus", log}).code, kExitError);
+  Result typo = Run({"--fail-on", "fragmentaton_typo", log});  // a word with '_' was taken for a kind
+  EXPECT_EQ(typo.code, kExitError);
+  EXPECT_NE(typo.err.find("'fragmentaton_typo' is neither a cause nor a kind"), std::string::npos) << typo.err;
+  EXPECT_NE(typo.err.find("fragmentation,"), std::string::npos) << "the error lists the causes: " << typo.err;
+  EXPECT_EQ(Run({"--fail-on", "", log}).code, kExitError);
   Result limited = Run({"--format", "jsonl", "--max-incidents", "2", log});
   EXPECT_EQ(std::count(limited.out.begin(), limited.out.end(), '\n'), 2);
   EXPECT_EQ(limited.err, "oomlens: showing 2 of 3 incidents (--max-incidents)\n");
+}
+
+// A cause that only a --rules folder defines can be named in --fail-on.
+TEST_F(CiTest, FailOnKnowsCausesOfExtraRules) {
+  std::string log = ManyIncidents(1);
+  Write("rules/team.json", R"J({"version": 1, "causes": [{"id": "team_budget", "cause": "team_budget",
+    "kinds": ["tpu_program_load"], "when": "has(requested_bytes)", "confidence": 0.99,
+    "summary": ["Over the team's budget."]}]})J");
+  std::string rules = dir_ + "/rules";
+  EXPECT_EQ(Run({"--fail-on", "team_budget", log}).code, kExitError);  // unknown without the folder
+  Result r = Run({"--rules", rules, "--fail-on", "team_budget", log});
+  EXPECT_EQ(r.code, kExitOomFound) << r.err;
+  EXPECT_EQ(Run({"--rules", rules, "--fail-on", "oversize", log}).code, kExitNoOom);
+}
+
+// Format and colour names ignore case in every use: one list, one dispatch.
+TEST_F(CiTest, FormatAndColorNamesIgnoreCase) {
+  std::string log = ManyIncidents(1);
+  Result sarif = Run({"--format", "SARIF", log});
+  EXPECT_EQ(sarif.code, kExitOomFound);
+  EXPECT_EQ(json::parse(sarif.out)["version"], "2.1.0");  // was the text report
+  EXPECT_EQ(Run({"--format", "Json", log}).out, Run({"--format", "json", log}).out);
+  Result always = Run({"--color", "ALWAYS", log});  // acted as auto (no terminal: no colour)
+  EXPECT_NE(always.out.find("\x1b["), std::string::npos);
+  EXPECT_EQ(Run({"--color", "NEVER", log}).out.find("\x1b["), std::string::npos);
+  EXPECT_EQ(Run({"--format", "yaml", log}).code, kExitError);
 }
 
 TEST_F(CiTest, DirectoriesGlobsAndHosts) {

@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "oomlens/render.h"
 #include "oomlens/rules.h"
 #include "tests/cli/cli_harness.h"
 
@@ -165,6 +168,44 @@ TEST(Cli, RulesListAndFacts) {
             std::string::npos);
   CliRun facts = Cli({"rules", "facts"});
   EXPECT_NE(facts.out.find("requested_bytes\tsize\tread\t"), std::string::npos);
+}
+
+// Whether word occurs in text between characters that cannot be part of a name.
+bool HasWord(const std::string& text, const std::string& word) {
+  auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; };
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    bool starts = at == 0 || !name_char(text[at - 1]);
+    bool ends = at + word.size() == text.size() || !name_char(text[at + word.size()]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+// Completions take formats, colours, causes and kinds from where they are defined.
+TEST(Cli, CompletionsListEveryFormatCauseAndKindOfTheRules) {
+  RuleSet rules;
+  std::vector<Problem> problems;
+  ASSERT_TRUE(rules.LoadBuiltin(&problems));
+  for (const char* shell : {"bash", "zsh", "fish"}) {
+    CliRun r = Cli({"completions", shell});
+    ASSERT_EQ(r.code, kExitNoOom) << shell << ": " << r.err;
+    EXPECT_EQ(r.out.find("@FORMATS@"), std::string::npos) << shell << ": a placeholder was left";
+    for (const auto& name : FormatNames()) EXPECT_TRUE(HasWord(r.out, name)) << shell << " " << name;
+    for (const auto& cause : rules.Causes()) EXPECT_TRUE(HasWord(r.out, cause)) << shell << " " << cause;
+    for (const auto& kind : rules.IncidentKinds()) EXPECT_TRUE(HasWord(r.out, kind)) << shell << " " << kind;
+  }
+  EXPECT_EQ(Cli({"completions", "powershell"}).code, kExitError);
+}
+
+TEST(Cli, BashCompletesFailOnFromTheRules) {
+  if (std::system("command -v bash >/dev/null 2>&1") != 0) GTEST_SKIP() << "no bash";
+  ScratchDir scratch;
+  std::string script = scratch.Write("oomlens.bash", Cli({"completions", "bash"}).out);
+  std::string out = scratch.path() + "/out";
+  std::string command = "bash -c 'source " + script +
+                        "; COMP_WORDS=(oomlens --fail-on fragm); COMP_CWORD=2; _oomlens; echo ${COMPREPLY[*]}' > " + out;
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  EXPECT_EQ(ReadFile(out), "fragmentation\n");
 }
 
 }  // namespace

@@ -346,4 +346,27 @@ std::vector<RuleEntry> RuleSet::List() const {
   return out;
 }
 
+std::vector<std::string> RuleSet::Causes() const {
+  std::set<std::string> causes;
+  for (const auto& c : data_->causes) causes.insert(c.cause);
+  return {causes.begin(), causes.end()};
+}
+
+std::vector<std::string> RuleSet::IncidentKinds() const {
+  std::set<std::string> kinds;
+  for (const auto& s : data_->signatures) {
+    if (s.series || !s.activity.empty() || !s.annotates.empty()) continue;
+    kinds.insert(s.kind);
+    for (const auto& refinement : s.kind_when) kinds.insert(refinement.kind);
+  }
+  return {kinds.begin(), kinds.end()};
+}
+
+std::vector<std::string> RuleSet::Codes() const {
+  std::set<std::string> codes;
+  for (const auto& s : data_->signatures)
+    if (!s.code.empty()) codes.insert(s.code);
+  return {codes.begin(), codes.end()};
+}
+
 }  // namespace oomlens
