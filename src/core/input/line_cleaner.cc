@@ -11,7 +11,7 @@ namespace oomlens {
 namespace {
 
 // What a prefix pattern's single capture group holds.
-enum class Field { kNone, kHost, kRank, kLevel, kTimestamp, kLevelAndTimestamp };
+enum class Field { kNone, kHost, kRank, kLevel, kTimestamp, kLevelAndTimestamp, kPaste };
 
 struct PrefixPattern {
   const char* pattern;  // anchored at the start of the remaining text
@@ -45,11 +45,11 @@ constexpr PrefixPattern kPrefixes[] = {
     // CI log markers: GitHub Actions "##[group]", "##[error]" ...
     {R"(##\[(?:group|endgroup|error|warning|notice|debug|command|section)\]\s?)", Field::kNone},
     // Paste wrappers: quotes, bullets, comments, code fences and backticks.
-    {R"(>\s?)", Field::kNone},
-    {R"([-*+]\s+)", Field::kNone},
-    {R"(#+\s*)", Field::kNone},
-    {R"(```\w*\s*)", Field::kNone},
-    {R"(`)", Field::kNone},
+    {R"(>\s?)", Field::kPaste},
+    {R"([-*+]\s+)", Field::kPaste},
+    {R"(#+\s*)", Field::kPaste},
+    {R"(```\w*\s*)", Field::kPaste},
+    {R"(`)", Field::kPaste},
 };
 
 constexpr int kMaxPrefixes = 12;  // bounds the loop on adversarial lines
@@ -159,6 +159,16 @@ bool StartsWithPrefix(std::string_view text) {
   return false;
 }
 
+bool StartsWithLogPrefix(std::string_view text) {
+  if (!MayStartWithPrefix(text)) return false;
+  const auto& patterns = LineCleaner::Patterns::Get();
+  for (size_t i = 0; i < patterns.res.size(); ++i) {
+    if (kPrefixes[i].field == Field::kPaste) continue;
+    if (patterns.res[i]->Match(re2::StringPiece(text), 0, text.size(), RE2::ANCHOR_START, nullptr, 0)) return true;
+  }
+  return false;
+}
+
 LineCleaner::LineCleaner() : patterns_(&Patterns::Get()) {}
 LineCleaner::~LineCleaner() = default;
 
@@ -237,7 +247,8 @@ const CleanLine& LineCleaner::Clean(std::string_view raw) {
           result_.context.level = value;
           result_.context.timestamp = std::string(second.data(), second.size());
           break;
-        case Field::kNone: break;
+        case Field::kNone:
+        case Field::kPaste: break;
       }
       text = std::string_view(input.data(), input.size());
       while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);

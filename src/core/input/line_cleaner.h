@@ -45,6 +45,7 @@ class LineCleaner {
  private:
   struct Patterns;
   friend bool StartsWithPrefix(std::string_view text);
+  friend bool StartsWithLogPrefix(std::string_view text);
   const Patterns* patterns_;  // shared, compiled once
   std::string scratch_;
   std::vector<int> hits_;  // prefixes that may match, reused from line to line
@@ -66,6 +67,10 @@ bool MayStartWithPrefix(std::string_view text);
 /// True when one of the cleaner's prefixes matches at the start of text (the
 /// regexes themselves; MayStartWithPrefix is checked against it).
 bool StartsWithPrefix(std::string_view text);
+
+/// True when a log record's prefix (glog, a timestamp, a level, a host or rank tag)
+/// starts text; paste wrappers (quotes, bullets, backticks) do not count.
+bool StartsWithLogPrefix(std::string_view text);
 
 /// Removes ANSI escape sequences (CSI, OSC and two-byte escapes) from text.
 std::string StripAnsi(std::string_view text);

@@ -124,7 +124,15 @@ Recognizer::Recognizer(const RuleData& rules, EventSink sink, std::vector<Proble
       sink_(std::move(sink)),
       problems_(problems),
       prefilter_(rules.prefilter ? rules.prefilter : std::make_shared<const Prefilter>(rules.literals)),
-      reader_(rules, prefilter_) {
+      reader_(rules, prefilter_),
+      paste_(
+          [this](std::string_view text, uint64_t number, const std::string& host,
+                 const std::vector<std::string_view>& physical) {
+            physical_ = physical.size() > 1 || (physical.size() == 1 && physical[0] != text) ? &physical : nullptr;
+            Route(text, number, host, false, false);
+            physical_ = nullptr;
+          },
+             [this](std::string_view text) { return HoldsStart(text); }) {
   for (const auto& sig : rules.signatures) listing_targets_.insert(sig.after.begin(), sig.after.end());
   figure_infos_ = {FindFact("sample_used_bytes"), FindFact("sample_limit_bytes"), FindFact("sample_key"),
                    FindFact("program")};
@@ -132,6 +140,7 @@ Recognizer::Recognizer(const RuleData& rules, EventSink sink, std::vector<Proble
 
 void Recognizer::BeginInput(const std::string& name, int index, const std::string& default_host) {
   Finish();
+  paste_.Begin();
   annotations_.clear();
   input_ = name;
   input_index_ = index;
@@ -186,11 +195,6 @@ void Recognizer::Feed(const Line& line, const PreparedFigure* prepared) {
     SendFigure(*prepared->sig, prepared->figure, prepared->prefix_host, prepared->time_seconds, line.number);
     return;
   }
-  if (!pending_.empty()) FlushPending(line.number);
-  if (!open_.empty() && line.number >= next_sweep_) {
-    CloseStale(line.number);
-    next_sweep_ = line.number + 64;
-  }
   std::string_view text = line.text;
   bool complete = true;
   if (UnwrapCri(text, &cri_partial_, &unwrapped_, &complete)) {
@@ -198,14 +202,36 @@ void Recognizer::Feed(const Line& line, const PreparedFigure* prepared) {
     text = unwrapped_;
   }
   bool known_candidate = line.holds_hit && text.data() == line.text.data();  // the fast path found a literal in it
-  if (open_.empty() && pending_.empty() && !known_candidate && !prefilter_->MayMatch(text)) return;
+  if (!paste_.active()) return Route(text, line.number, "", known_candidate, true);
   std::string host;
   if (!text.empty() && (text.front() == '{' || text.front() == ' ') && UnwrapJson(text, &payload_lines_, &host)) {
-    for (const auto& payload : payload_lines_) FeedLogical(payload, line.number, host);
+    for (const auto& payload : payload_lines_) paste_.Push(payload, line.number, host);
     return;
   }
-  FeedLogical(text, line.number, "");
+  paste_.Push(text, line.number, "");
 }
+
+// A line of the input (a logical line of a paste): closes what it ends, then is recognised.
+void Recognizer::Route(std::string_view text, uint64_t number, const std::string& host, bool known_candidate,
+                       bool unwrap_json) {
+  if (!pending_.empty()) FlushPending(number);
+  if (!open_.empty() && number >= next_sweep_) {
+    CloseStale(number);
+    next_sweep_ = number + 64;
+  }
+  if (open_.empty() && pending_.empty() && !known_candidate && !prefilter_->MayMatch(text)) return;
+  std::string json_host;
+  if (unwrap_json && !text.empty() && (text.front() == '{' || text.front() == ' ') &&
+      UnwrapJson(text, &payload_lines_, &json_host)) {
+    for (const auto& payload : payload_lines_) FeedLogical(payload, number, json_host);
+    return;
+  }
+  FeedLogical(text, number, host);
+}
+
+// A line that holds a message's start is recognised on its own (and joins an
+// open message in Continue when it is its rest), so the paste restorer keeps it apart.
+bool Recognizer::HoldsStart(std::string_view text) { return reader_.FindStart(cleaner_.Clean(text).message); }
 
 void Recognizer::FeedLogical(std::string_view text, uint64_t number, const std::string& host) {
   current_line_ = number;
@@ -297,7 +323,7 @@ void Recognizer::SendFigure(const Signature& sig, const FigureFacts& facts, cons
 }
 
 void Recognizer::OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number) {
-  if (open_.size() >= kMaxOpenStreams) Finish();
+  if (open_.size() >= kMaxOpenStreams) CloseAll();
   Open open;
   open.sig = sig;
   open.where = Location{input_, number};
@@ -348,9 +374,18 @@ Recognizer::Step Recognizer::Continue(Open* open, const CleanLine& line) {
   return Step::kJoined;
 }
 
+// The excerpt shows lines as printed: a restored paste's physical lines.
 void Recognizer::KeepExcerpt(Open* open, const CleanLine& line) {
-  if (open->excerpt.size() < kMaxExcerptLines) open->excerpt.emplace_back(line.display.substr(0, kMaxExcerptLine));
-  ++open->excerpt_total;
+  if (!physical_) {
+    if (open->excerpt.size() < kMaxExcerptLines) open->excerpt.emplace_back(line.display.substr(0, kMaxExcerptLine));
+    ++open->excerpt_total;
+    return;
+  }
+  for (std::string_view printed : *physical_) {
+    while (!printed.empty() && printed.back() == '\r') printed.remove_suffix(1);
+    if (open->excerpt.size() < kMaxExcerptLines) open->excerpt.emplace_back(printed.substr(0, kMaxExcerptLine));
+    ++open->excerpt_total;
+  }
 }
 
 bool Recognizer::Tally(Open* open, std::string_view message) {
@@ -511,6 +546,11 @@ void Recognizer::Emit(Event&& event, const Signature& sig, const std::string& st
 }
 
 void Recognizer::Finish() {
+  paste_.Flush();
+  CloseAll();
+}
+
+void Recognizer::CloseAll() {
   std::map<std::string, Open> open;
   open.swap(open_);
   std::vector<Open> by_line;

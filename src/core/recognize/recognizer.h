@@ -29,6 +29,7 @@
 #include "core/recognize/figure_reader.h"
 #include "core/input/line_cleaner.h"
 #include "core/input/line_reader.h"
+#include "core/input/paste.h"
 #include "core/rules/prefilter.h"
 #include "core/rules/rule_data.h"
 #include "oomlens/report.h"
@@ -52,7 +53,7 @@ class Recognizer {
   /// Closes every open message (end of input).
   void Finish();
   /// True when no message is open: lines without a literal cannot matter.
-  bool idle() const { return open_.empty() && pending_.empty() && cri_partial_.empty(); }
+  bool idle() const { return open_.empty() && pending_.empty() && cri_partial_.empty() && !paste_.active(); }
   /// Offset of the first literal in text, or npos (the prefilter).
   size_t FindCandidate(std::string_view text) const { return prefilter_->Find(text); }
   const std::shared_ptr<const Prefilter>& shared_prefilter() const { return prefilter_; }
@@ -89,7 +90,10 @@ class Recognizer {
     bool warned = false;     // a listing was cut to what is kept
   };
 
+  void Route(std::string_view text, uint64_t number, const std::string& host, bool known_candidate, bool unwrap_json);
+  bool HoldsStart(std::string_view text);
   void FeedLogical(std::string_view text, uint64_t number, const std::string& host);
+  void CloseAll();
   const Signature* FindListingStart(const std::string& stream, std::string_view message) const;
   void OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number);
   Event NewEvent(const Signature& sig, const LineContext& context, const Location& where) const;
@@ -127,6 +131,8 @@ class Recognizer {
   std::string cri_partial_, unwrapped_;  // CRI 'P' lines waiting for their 'F'; scratch
   std::vector<std::string> payload_lines_;
   FigureReader reader_;  // finds starts and reads figures
+  PasteRestorer paste_;  // logical lines of pasted text
+  const std::vector<std::string_view>* physical_ = nullptr;  // the printed lines of the logical line fed
   int input_index_ = 0;
   uint64_t next_sweep_ = 0;
   uint64_t current_line_ = 0;

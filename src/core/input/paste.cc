@@ -1,0 +1,313 @@
+#include "core/input/paste.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/input/line_cleaner.h"
+
+namespace oomlens {
+namespace {
+
+constexpr size_t kMinWrapWidth = 24;  // narrower blocks are lists of short values, not wrapped text
+constexpr size_t kMaxGutterIndent = 6;
+
+bool IsSpace(char c) { return c == ' ' || c == '\t'; }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsWordByte(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+
+std::string_view TrimLeft(std::string_view text) {
+  while (!text.empty() && IsSpace(text.front())) text.remove_prefix(1);
+  return text;
+}
+
+bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+// "  12 | text", "12│text": a line-number gutter; returns its length, 0 when none.
+size_t GutterLength(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size() && i < kMaxGutterIndent && text[i] == ' ') ++i;
+  size_t digits = i;
+  while (i < text.size() && IsDigit(text[i])) ++i;
+  if (i == digits || i - digits > 6) return 0;
+  if (i < text.size() && text[i] == ' ') ++i;
+  if (i < text.size() && text[i] == '|') ++i;
+  else if (StartsWith(text.substr(i), "\xE2\x94\x82")) i += 3;  // U+2502 box drawing
+  else return 0;
+  if (i < text.size() && text[i] == ' ') ++i;
+  return i;
+}
+
+// "> > text": markdown or email quote markers; counts them and returns the rest.
+std::string_view StripQuotes(std::string_view text, int* depth) {
+  for (;;) {
+    std::string_view rest = text;
+    for (int spaces = 0; spaces < 3 && !rest.empty() && rest.front() == ' '; ++spaces) rest.remove_prefix(1);
+    if (rest.empty() || rest.front() != '>') return text;
+    rest.remove_prefix(1);
+    if (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    ++*depth;
+    text = rest;
+  }
+}
+
+// "- ", "* ", "+ ", "1. ", "2) ": a markdown list item.
+bool IsListItem(std::string_view text) {
+  text = TrimLeft(text);
+  if (text.size() >= 2 && (text[0] == '-' || text[0] == '*' || text[0] == '+') && IsSpace(text[1])) return true;
+  size_t digits = 0;
+  while (digits < text.size() && digits < 4 && IsDigit(text[digits])) ++digits;
+  return digits > 0 && digits < 4 && digits + 1 < text.size() && (text[digits] == '.' || text[digits] == ')') &&
+         IsSpace(text[digits + 1]);
+}
+
+bool IsFence(std::string_view text) {
+  text = TrimLeft(text);
+  if (!StartsWith(text, "```") && !StartsWith(text, "~~~")) return false;
+  for (char c : text.substr(3))
+    if (!IsWordByte(c) && c != '-' && c != '+' && !IsSpace(c)) return false;
+  return true;
+}
+
+// An HTML entity at text[0] ('&'): its character and length; 0 when none.
+size_t Entity(std::string_view text, char* out) {
+  static const struct {
+    std::string_view name;
+    char c;
+  } kEntities[] = {{"&gt;", '>'},   {"&lt;", '<'},    {"&amp;", '&'},  {"&quot;", '"'}, {"&#39;", '\''},
+                   {"&#x27;", '\''}, {"&apos;", '\''}, {"&nbsp;", ' '}, {"&#34;", '"'},  {"&#x2F;", '/'}};
+  for (const auto& e : kEntities)
+    if (StartsWith(text, e.name)) {
+      *out = e.c;
+      return e.name.size();
+    }
+  return 0;
+}
+
+// raw without backticks, '**' and HTML entities; sets *changed when any went.
+std::string InnerText(std::string_view raw, bool* changed) {
+  std::string out;
+  out.reserve(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) {
+    char c = raw[i];
+    if (c == '`') {
+      *changed = true;
+      continue;
+    }
+    if (c == '*' && i + 1 < raw.size() && raw[i + 1] == '*') {
+      *changed = true;
+      ++i;
+      continue;
+    }
+    char decoded = 0;
+    if (c == '&') {
+      if (size_t n = Entity(raw.substr(i), &decoded)) {
+        out += decoded;
+        i += n - 1;
+        *changed = true;
+        continue;
+      }
+    }
+    out += c;
+  }
+  return out;
+}
+
+// A token ending in Error/Exception/... then ':' or the end: "RuntimeError:",
+// "jax.errors.JaxRuntimeError:", or a status code "RESOURCE_EXHAUSTED:".
+bool StartsException(std::string_view text) {
+  size_t n = 0;
+  while (n < text.size() && IsWordByte(text[n])) ++n;
+  if (n == 0 || (n < text.size() && text[n] != ':')) return false;
+  std::string_view token = text.substr(0, n);
+  for (std::string_view suffix : {"Error", "Exception", "Exhausted", "Interrupt", "Exit", "Warning", "Killed"})
+    if (token.size() >= suffix.size() && token.substr(token.size() - suffix.size()) == suffix) return true;
+  bool status = token.size() >= 4 && token.find('_') != std::string_view::npos;
+  for (char c : token) status = status && (std::isupper(static_cast<unsigned char>(c)) || c == '_');
+  return status;
+}
+
+bool StartsTraceback(std::string_view text) {
+  for (std::string_view head : {"Traceback (", "File \"", "During handling of", "The above exception", "Caused by"})
+    if (StartsWith(text, head)) return true;
+  return false;
+}
+
+std::string_view FirstWord(std::string_view text) {
+  text = TrimLeft(text);
+  size_t n = 0;
+  while (n < text.size() && !IsSpace(text[n])) ++n;
+  return text.substr(0, n);
+}
+
+// A run of two or more spaces between words: a column of a table (aligned
+// key/value lines, a dump's rows), which no wrap of a sentence makes.
+bool HasColumnGap(std::string_view text) {
+  text = TrimLeft(text);
+  size_t gap = text.find("  ");
+  return gap != std::string_view::npos && text.find_first_not_of(' ', gap) != std::string_view::npos;
+}
+
+// b reads on from a: it starts with a lower-case word, with a size ("29.49G at"),
+// or with a unit after a's number ("3.95" then "GiB").
+bool ReadsOn(std::string_view a, std::string_view b) {
+  b = TrimLeft(b);
+  if (b.empty()) return false;
+  std::string_view word = FirstWord(b);
+  std::string_view letters = word.substr(0, word.find_last_not_of(",.;)") + 1);
+  bool prose = !letters.empty() && std::all_of(letters.begin(), letters.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) || c == '\'' || c == '-';
+  });
+  if (prose) return true;  // "memory", "and", "reserved," but not "section_end:" or "https://..."
+  if (IsDigit(b.front())) {
+    size_t end = word.find_last_not_of(".,;:)");
+    return end != std::string_view::npos && std::isalpha(static_cast<unsigned char>(word[end]));
+  }
+  bool number_before = !a.empty() && IsDigit(a.back());
+  for (std::string_view unit : {"B", "KB", "KiB", "MB", "MiB", "GB", "GiB", "TB", "TiB", "K", "M", "G", "bytes"})
+    if (number_before && word.substr(0, unit.size()) == unit &&
+        (word.size() == unit.size() || !std::isalpha(static_cast<unsigned char>(word[unit.size()]))))
+      return true;
+  return false;
+}
+
+// The letters a word starts with: "offset" of "offset=0x1f", "Chunk" of "Chunk".
+std::string_view Key(std::string_view word) {
+  size_t n = 0;
+  while (n < word.size() && (std::isalpha(static_cast<unsigned char>(word[n])) || word[n] == '_')) ++n;
+  return word.substr(0, n);
+}
+
+bool HasInnerSpace(std::string_view text) {
+  text = TrimLeft(text);
+  return text.find(' ') != std::string_view::npos;
+}
+
+}  // namespace
+
+PasteRestorer::PasteRestorer(Sink sink, StartsMessage starts_message)
+    : sink_(std::move(sink)), starts_message_(std::move(starts_message)) {}
+
+void PasteRestorer::Begin() {
+  Flush();
+  active_ = true;
+  bytes_ = lines_ = reshaped_lines_ = 0;
+}
+
+PasteRestorer::Piece PasteRestorer::Strip(std::string_view text) {
+  Piece piece;
+  piece.printed = std::string(text);
+  if (size_t gutter = GutterLength(text)) {
+    text.remove_prefix(gutter);
+    piece.decorated = true;
+  }
+  text = StripQuotes(text, &piece.depth);
+  piece.decorated = piece.decorated || piece.depth > 0;
+  piece.content = InnerText(text, &piece.decorated);  // as printed, trailing bytes too
+  while (!text.empty() && (text.back() == '\r' || IsSpace(text.back()))) text.remove_suffix(1);
+  piece.raw = text.find('\x1b') == std::string_view::npos ? std::string(text) : StripAnsi(text);
+  size_t overwrite = piece.raw.rfind('\r');  // a progress bar's last state is what a terminal showed
+  if (overwrite != std::string::npos) piece.raw.erase(0, overwrite + 1);
+  std::string_view content = TrimLeft(piece.content);
+  piece.breaks = content.empty() || IsFence(content);
+  piece.item = IsListItem(text);
+  piece.decorated = piece.decorated || piece.item || (piece.breaks && !content.empty());
+  piece.starts_record = StartsWithLogPrefix(content) || StartsTraceback(content) || StartsException(content);
+  return piece;
+}
+
+void PasteRestorer::Push(std::string_view text, uint64_t number, const std::string& host) {
+  if (!active_) return sink_(text, number, host, {text});
+  bytes_ += text.size() + 1;
+  ++lines_;
+  Piece piece = Strip(text);
+  piece.number = number;
+  piece.host = host;
+  if (!piece.breaks && !piece.item && !piece.starts_record && starts_message_)
+    piece.starts_record = starts_message_(TrimLeft(piece.content));
+  reshaped_lines_ += piece.decorated;
+  Take(std::move(piece));
+  if (bytes_ >= kWindowBytes) EndWindowIfMachineLog();
+}
+
+void PasteRestorer::Take(Piece&& piece) {
+  if (piece.breaks) {
+    EmitBlock();
+    sink_("", piece.number, piece.host, {piece.printed});
+    return;
+  }
+  if (!block_.empty() && (block_.back().depth != piece.depth || block_.back().host != piece.host)) EmitBlock();
+  block_.push_back(std::move(piece));
+  if (block_.size() >= kMaxBlockLines) EmitBlock();
+}
+
+// The greedy-wrap test: a wrap at width cut a before b's first word. When a is
+// the only line that long (width is not attested by a second line), b must
+// also read on from a: the longest line of a log is not always a cut one.
+bool PasteRestorer::Joins(const Piece& a, const Piece& b, const Block& block) const {
+  if (block.width < kMinWrapWidth || b.item || b.starts_record || HasColumnGap(b.raw)) return false;
+  if (StartsWith(TrimLeft(a.content), "File \"")) return false;  // a traceback's code line follows
+  std::string_view word = FirstWord(b.raw);
+  if (a.raw.size() > block.width || a.raw.size() + 1 + word.size() <= block.width) return false;
+  std::string_view key = Key(word);
+  if (key.size() >= 2 && key == Key(FirstWord(a.raw))) return false;  // one shape: a listing, not a sentence
+  bool opens_record = !a.raw.empty() && a.raw.back() == ':' && std::isupper(static_cast<unsigned char>(word[0]));
+  if (opens_record) return false;  // "... error from /job:worker:" then "Compilation failure: ..."
+  if (block.attested) return true;
+  char last = a.raw.empty() ? '.' : a.raw.back();
+  bool mid_sentence = std::isalnum(static_cast<unsigned char>(last)) || last == ',' || last == '-';
+  return mid_sentence && ReadsOn(a.raw, b.raw);
+}
+
+// The width a wrap would have cut the block at: its longest line with a space
+// (only a line of one word can exceed it), attested when a second line nears it.
+PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) {
+  Block shape;
+  size_t any_width = 0;
+  for (const auto& p : block) {
+    any_width = std::max(any_width, p.raw.size());
+    if (HasInnerSpace(p.raw)) shape.width = std::max(shape.width, p.raw.size());
+  }
+  if (shape.width == 0) shape.width = any_width;
+  int near = 0;
+  for (const auto& p : block) near += p.raw.size() * 5 >= shape.width * 4 && p.raw.size() <= shape.width;
+  shape.attested = near >= 2;
+  return shape;
+}
+
+void PasteRestorer::EmitBlock() {
+  std::vector<Piece> block;
+  block.swap(block_);  // the sink may call back into Flush
+  if (block.empty()) return;
+  Block shape = ShapeOf(block);
+  std::string logical = block[0].content;
+  size_t first = 0;
+  for (size_t i = 1; i < block.size(); ++i) {
+    if (logical.size() < kMaxLogicalBytes && Joins(block[i - 1], block[i], shape)) {
+      while (!logical.empty() && (logical.back() == '\r' || IsSpace(logical.back()))) logical.pop_back();
+      logical += ' ';
+      logical += TrimLeft(block[i].content);
+      ++reshaped_lines_;
+      continue;
+    }
+    Send(logical, block, first, i);
+    logical = block[i].content;
+    first = i;
+  }
+  Send(logical, block, first, block.size());
+}
+
+void PasteRestorer::Send(const std::string& logical, const std::vector<Piece>& block, size_t first, size_t end) {
+  std::vector<std::string_view> physical;
+  for (size_t i = first; i < end; ++i) physical.push_back(block[i].printed);
+  sink_(logical, block[first].number, block[first].host, physical);
+}
+
+void PasteRestorer::Flush() { EmitBlock(); }
+
+void PasteRestorer::EndWindowIfMachineLog() {
+  if (!active_ || reshaped_lines_ * 100 >= lines_) return;  // 1% or more re-shaped: a paste, keep on
+  Flush();
+  active_ = false;
+}
+
+}  // namespace oomlens

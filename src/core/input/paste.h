@@ -1,0 +1,98 @@
+// Restores the logical lines of pasted text before recognition.
+//
+// Text copied into a bug report, a chat, an email or a notebook comes back
+// re-shaped: quoted with '> ', in markdown list items, in code fences and inline
+// backticks, figures in **bold**, HTML entities, line-number gutters, and
+// wrapped at some width wherever a space fell (inside a sentence, between a
+// number and its unit). The restorer takes the lines of one input and gives
+// back logical lines:
+//   - decorations go: quote markers and gutters (outer), fences (a block
+//     break), backticks, '**' and entities (inner); list markers stay for the
+//     cleaner, but a list item always starts a new line;
+//   - a line joins the one before it when the greedy-wrap test says a wrap split
+//     them: within a block (lines between blank lines, fences, a change of quote
+//     depth or stream) of width W (its longest line), line A was cut before line
+//     B's first word when len(A) + 1 + len(word) > W. A line that starts a log
+//     record (a glog, timestamp, level or host prefix), a traceback line, an
+//     exception, a list item, a table row or a line holding a message's start
+//     never joins, and lines of one shape (same first word: a listing) stay
+//     apart. When only line A is that long, B must also read on from it (a
+//     lower-case word, a size, a unit after A's number).
+// A logical line keeps the number of its first physical line.
+//
+// Machine logs keep the fast path: the restorer reads the first kWindowBytes of
+// an input, and stays on past them only when that part looked pasted (a share
+// of its lines were decorated or joined). Memory is bounded by the block cap.
+#ifndef OOMLENS_CORE_INPUT_PASTE_H_
+#define OOMLENS_CORE_INPUT_PASTE_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace oomlens {
+
+class PasteRestorer {
+ public:
+  /// Receives each logical line with the number of its first physical line and
+  /// the physical lines it was restored from, as printed (for excerpts).
+  using Sink = std::function<void(std::string_view text, uint64_t number, const std::string& host,
+                                  const std::vector<std::string_view>& physical)>;
+  /// True when text holds the start of a message (it is recognised on its own).
+  using StartsMessage = std::function<bool(std::string_view text)>;
+
+  static constexpr uint64_t kWindowBytes = 1 << 20;
+  static constexpr size_t kMaxBlockLines = 256;
+  static constexpr size_t kMaxLogicalBytes = 64 * 1024;
+
+  PasteRestorer(Sink sink, StartsMessage starts_message);
+
+  /// A new input: the restorer is on again for its first kWindowBytes.
+  void Begin();
+  /// One physical line (without its newline) of the current input.
+  void Push(std::string_view text, uint64_t number, const std::string& host);
+  /// Hands on every line still held (end of input, or before the fast path).
+  void Flush();
+  /// Whether lines should go through Push; false once a machine log's window ended.
+  bool active() const { return active_; }
+
+  /// The decorations of one line taken off (tests, and the cleaner's callers).
+  struct Piece {
+    std::string printed;  ///< the line as printed
+    std::string raw;      ///< without quote markers and gutters: what a wrap measured
+    std::string content;  ///< raw without backticks, '**' and entities
+    uint64_t number = 0;
+    std::string host;
+    int depth = 0;               ///< quote depth
+    bool breaks = false;         ///< blank or a fence: ends a block
+    bool item = false;           ///< a list item: starts a new line
+    bool starts_record = false;  ///< a log prefix, traceback line, exception or message start
+    bool decorated = false;
+  };
+  static Piece Strip(std::string_view text);
+
+ private:
+  struct Block {
+    size_t width = 0;       ///< the width a wrap cut it at (its longest line with a space)
+    bool attested = false;  ///< a second line comes near that width
+  };
+  static Block ShapeOf(const std::vector<Piece>& block);
+  void Take(Piece&& piece);
+  void EmitBlock();
+  bool Joins(const Piece& a, const Piece& b, const Block& block) const;
+  void EndWindowIfMachineLog();
+
+  Sink sink_;
+  StartsMessage starts_message_;
+  void Send(const std::string& logical, const std::vector<Piece>& block, size_t first, size_t end);
+
+  std::vector<Piece> block_;
+  bool active_ = true;
+  uint64_t bytes_ = 0, lines_ = 0, reshaped_lines_ = 0;
+};
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_CORE_INPUT_PASTE_H_
