@@ -349,7 +349,9 @@ Recognizer::Step Recognizer::Continue(Open* open, const CleanLine& line) {
   bool blank = line.message.empty();
   if (!open->complete) {
     if (blank) return Step::kClosed;
-    if (const Signature* other = reader_.FindStart(line.message)) {
+    const Signature* other = reader_.FindStart(line.message);
+    if (other && other->fragment && other->kind == sig.kind && other != &sig) other = nullptr;  // its next sentence
+    if (other) {
       // A start of another message closes this one, unless it is the rest of
       // this message: the same signature, and joining it completes the message.
       bool completes = other == &sig && sig.complete &&

@@ -13,7 +13,7 @@ namespace {
 const std::set<std::string> kSignatureKeys = {
     "id",      "kind",      "code",     "title",      "description", "priority",  "literals",
     "start",   "complete",  "follow",   "facts",      "require",     "max_wrap",  "max_lines",
-    "samples", "items",     "annotates", "aggregates", "reject",     "kind_when", "after", "series", "activity"};
+    "samples", "items",     "annotates", "aggregates", "reject",     "kind_when", "after", "series", "activity", "fragment"};
 const std::set<std::string> kAggregateKeys = {"pattern", "sum", "max", "count"};
 const std::set<std::string> kKindWhenKeys = {"pattern", "kind"};
 const std::set<std::string> kItemKeys = {"start", "each", "fields", "max_items"};
@@ -58,6 +58,11 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
   if (!sig->activity.empty() && sig->activity != "compile" && sig->activity != "step") {
     Error(ptr + "/activity", "'activity' must be \"compile\" or \"step\"",
           "compile: a line naming a program being compiled (fact program); step: a completed step");
+  }
+  if (auto it = j.find("fragment"); it != j.end()) {
+    if (it->is_boolean()) sig->fragment = it->get<bool>();
+    else Error(ptr + "/fragment", "'fragment' must be true or false",
+               "true: a sentence of a larger message, which continues an open message of its kind");
   }
   if (auto it = j.find("series"); it != j.end()) {
     if (it->is_boolean()) sig->series = it->get<bool>();
