@@ -1,6 +1,7 @@
 #include "core/input/paste.h"
 
 #include <algorithm>
+#include <map>
 #include <cctype>
 
 #include "core/input/line_cleaner.h"
@@ -190,7 +191,7 @@ PasteRestorer::PasteRestorer(Sink sink, StartsMessage starts_message)
 void PasteRestorer::Begin() {
   Flush();
   active_ = true;
-  bytes_ = lines_ = reshaped_lines_ = 0;
+  bytes_ = lines_ = decorated_lines_ = joined_lines_ = 0;
 }
 
 PasteRestorer::Piece PasteRestorer::Strip(std::string_view text) {
@@ -224,7 +225,7 @@ void PasteRestorer::Push(std::string_view text, uint64_t number, const std::stri
   piece.host = host;
   if (!piece.breaks && !piece.item && !piece.starts_record && starts_message_)
     piece.starts_record = starts_message_(TrimLeft(piece.content));
-  reshaped_lines_ += piece.decorated;
+  decorated_lines_ += piece.decorated;
   Take(std::move(piece));
   if (bytes_ >= kWindowBytes) EndWindowIfMachineLog();
 }
@@ -240,38 +241,62 @@ void PasteRestorer::Take(Piece&& piece) {
   if (block_.size() >= kMaxBlockLines) EmitBlock();
 }
 
-// The greedy-wrap test: a wrap at width cut a before b's first word. When a is
-// the only line that long (width is not attested by a second line), b must
-// also read on from a: the longest line of a log is not always a cut one.
-bool PasteRestorer::Joins(const Piece& a, const Piece& b, const Block& block) const {
-  if (block.width < kMinWrapWidth || b.item || b.starts_record || HasColumnGap(b.raw)) return false;
+// Whether b may continue a at all: b starts no record of its own (a log prefix,
+// a traceback line, an exception, a list item, a table row, a message's start),
+// a is no traceback "File" line, and they are not two lines of one shape.
+bool PasteRestorer::MayContinue(const Piece& a, const Piece& b) {
+  if (b.item || b.starts_record || HasColumnGap(b.raw)) return false;
   if (StartsWith(TrimLeft(a.content), "File \"")) return false;  // a traceback's code line follows
   std::string_view word = FirstWord(b.raw);
-  if (a.raw.size() > block.width || a.raw.size() + 1 + word.size() <= block.width) return false;
+  if (word.empty()) return false;
   std::string_view key = Key(word);
   if (key.size() >= 2 && key == Key(FirstWord(a.raw))) return false;  // one shape: a listing, not a sentence
   bool opens_record = !a.raw.empty() && a.raw.back() == ':' && std::isupper(static_cast<unsigned char>(word[0]));
-  if (opens_record) return false;  // "... error from /job:worker:" then "Compilation failure: ..."
-  if (block.attested) return true;
-  char last = a.raw.empty() ? '.' : a.raw.back();
-  bool mid_sentence = std::isalnum(static_cast<unsigned char>(last)) || last == ',' || last == '-';
-  return mid_sentence && ReadsOn(a.raw, b.raw);
+  return !opens_record;  // "... error from /job:worker:" then "Compilation failure: ..."
 }
 
-// The width a wrap would have cut the block at: its longest line with a space
-// (only a line of one word can exceed it), attested when a second line nears it.
+// The greedy-wrap test: a wrap at width cut a before b's first word.
+bool PasteRestorer::Cut(const Piece& a, const Piece& b, size_t width) {
+  size_t word = FirstWord(b.raw).size();
+  return width >= kMinWrapWidth && a.raw.size() <= width && a.raw.size() + 1 + word > width;
+}
+
+// A block looks wrapped when most of the lines that may continue the one before
+// them pass the greedy-wrap test, and two lines or more come near its width. In a
+// machine log the lines are of all lengths and few pass.
 PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) {
   Block shape;
   size_t any_width = 0;
   for (const auto& p : block) {
     any_width = std::max(any_width, p.raw.size());
-    if (HasInnerSpace(p.raw)) shape.width = std::max(shape.width, p.raw.size());
+    if (HasInnerSpace(p.raw)) shape.width = std::max(shape.width, p.raw.size());  // one word may exceed a wrap
   }
   if (shape.width == 0) shape.width = any_width;
-  int near = 0;
-  for (const auto& p : block) near += p.raw.size() * 5 >= shape.width * 4 && p.raw.size() <= shape.width;
-  shape.attested = near >= 2;
+  int near = 0, may = 0, cut = 0;
+  for (size_t i = 0; i < block.size(); ++i) {
+    const Piece& p = block[i];
+    near += p.raw.size() * 5 >= shape.width * 4 && p.raw.size() <= shape.width;
+    shape.keys[std::string(Key(FirstWord(p.raw)))]++;
+    if (i == 0 || !MayContinue(block[i - 1], p)) continue;
+    ++may;
+    cut += Cut(block[i - 1], p, shape.width);
+  }
+  shape.wrapped = near >= 2 && cut * 2 >= may;
   return shape;
+}
+
+// Joined when the block looks wrapped and a wrap cut a before b; in a block that
+// does not, only when a ends mid-sentence and b reads on from it (a lower-case
+// word that starts no other line of the block, a size, a unit after a number).
+bool PasteRestorer::Joins(const Piece& a, const Piece& b, const Block& block) const {
+  if (!MayContinue(a, b) || !Cut(a, b, block.width)) return false;
+  if (block.wrapped) return true;
+  char last = a.raw.empty() ? '.' : a.raw.back();
+  bool mid_sentence = std::isalnum(static_cast<unsigned char>(last)) || last == ',' || last == '-';
+  std::string key(Key(FirstWord(b.raw)));
+  auto starts = block.keys.find(key);
+  bool template_word = !key.empty() && starts != block.keys.end() && starts->second >= 3;  // "step 5: ..." lines
+  return mid_sentence && !template_word && ReadsOn(a.raw, b.raw);
 }
 
 void PasteRestorer::EmitBlock() {
@@ -286,7 +311,7 @@ void PasteRestorer::EmitBlock() {
       while (!logical.empty() && (logical.back() == '\r' || IsSpace(logical.back()))) logical.pop_back();
       logical += ' ';
       logical += TrimLeft(block[i].content);
-      ++reshaped_lines_;
+      ++joined_lines_;
       continue;
     }
     Send(logical, block, first, i);
@@ -305,7 +330,8 @@ void PasteRestorer::Send(const std::string& logical, const std::vector<Piece>& b
 void PasteRestorer::Flush() { EmitBlock(); }
 
 void PasteRestorer::EndWindowIfMachineLog() {
-  if (!active_ || reshaped_lines_ * 100 >= lines_) return;  // 1% or more re-shaped: a paste, keep on
+  bool pasted = decorated_lines_ * 100 >= lines_ || joined_lines_ * 20 >= lines_;
+  if (!active_ || pasted) return;  // 1% decorated or 5% joined: a paste, keep on
   Flush();
   active_ = false;
 }

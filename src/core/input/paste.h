@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,10 +76,13 @@ class PasteRestorer {
 
  private:
   struct Block {
-    size_t width = 0;       ///< the width a wrap cut it at (its longest line with a space)
-    bool attested = false;  ///< a second line comes near that width
+    size_t width = 0;      ///< the width a wrap cut it at (its longest line with a space)
+    bool wrapped = false;  ///< most lines that may continue another were cut before them
+    std::map<std::string, int> keys;  ///< lines per first word (its letters)
   };
   static Block ShapeOf(const std::vector<Piece>& block);
+  static bool MayContinue(const Piece& a, const Piece& b);
+  static bool Cut(const Piece& a, const Piece& b, size_t width);
   void Take(Piece&& piece);
   void EmitBlock();
   bool Joins(const Piece& a, const Piece& b, const Block& block) const;
@@ -90,7 +94,7 @@ class PasteRestorer {
 
   std::vector<Piece> block_;
   bool active_ = true;
-  uint64_t bytes_ = 0, lines_ = 0, reshaped_lines_ = 0;
+  uint64_t bytes_ = 0, lines_ = 0, decorated_lines_ = 0, joined_lines_ = 0;
 };
 
 }  // namespace oomlens
