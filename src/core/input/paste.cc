@@ -148,6 +148,15 @@ bool HasColumnGap(std::string_view text) {
   return gap != std::string_view::npos && text.find_first_not_of(' ', gap) != std::string_view::npos;
 }
 
+// "GiB", "bytes.", "M,": a unit of memory, maybe with punctuation after it.
+bool IsUnit(std::string_view word) {
+  for (std::string_view unit : {"B", "KB", "KiB", "MB", "MiB", "GB", "GiB", "TB", "TiB", "K", "M", "G", "bytes"})
+    if (word.substr(0, unit.size()) == unit &&
+        (word.size() == unit.size() || !std::isalpha(static_cast<unsigned char>(word[unit.size()]))))
+      return true;
+  return false;
+}
+
 // b reads on from a: it starts with a lower-case word, with a size ("29.49G at"),
 // or with a unit after a's number ("3.95" then "GiB").
 bool ReadsOn(std::string_view a, std::string_view b) {
@@ -159,16 +168,19 @@ bool ReadsOn(std::string_view a, std::string_view b) {
     return std::islower(static_cast<unsigned char>(c)) || c == '\'' || c == '-';
   });
   if (prose) return true;  // "memory", "and", "reserved," but not "section_end:" or "https://..."
-  if (IsDigit(b.front())) {
+  if (IsDigit(b.front())) {  // "29.49G at ...", or a number then its unit: "85898814480 bytes."
     size_t end = word.find_last_not_of(".,;:)");
-    return end != std::string_view::npos && std::isalpha(static_cast<unsigned char>(word[end]));
+    if (end != std::string_view::npos && std::isalpha(static_cast<unsigned char>(word[end]))) return true;
+    return IsUnit(FirstWord(TrimLeft(b).substr(word.size())));
   }
-  bool number_before = !a.empty() && IsDigit(a.back());
-  for (std::string_view unit : {"B", "KB", "KiB", "MB", "MiB", "GB", "GiB", "TB", "TiB", "K", "M", "G", "bytes"})
-    if (number_before && word.substr(0, unit.size()) == unit &&
-        (word.size() == unit.size() || !std::isalpha(static_cast<unsigned char>(word[unit.size()]))))
-      return true;
-  return false;
+  return !a.empty() && IsDigit(a.back()) && IsUnit(word);
+}
+
+// A line a wrap cut inside a sentence ends in a word or a comma, not in '.', ':' or ')'.
+bool EndsMidSentence(std::string_view text) {
+  if (text.empty()) return false;
+  char last = text.back();
+  return std::isalnum(static_cast<unsigned char>(last)) || last == ',' || last == '-' || last == '\'';
 }
 
 // The letters a word starts with: "offset" of "offset=0x1f", "Chunk" of "Chunk".
@@ -224,7 +236,7 @@ void PasteRestorer::Push(std::string_view text, uint64_t number, const std::stri
   piece.number = number;
   piece.host = host;
   if (!piece.breaks && !piece.item && !piece.starts_record && starts_message_)
-    piece.starts_record = starts_message_(TrimLeft(piece.content));
+    piece.holds_start = starts_message_(TrimLeft(piece.content));
   decorated_lines_ += piece.decorated;
   Take(std::move(piece));
   if (bytes_ >= kWindowBytes) EndWindowIfMachineLog();
@@ -236,7 +248,10 @@ void PasteRestorer::Take(Piece&& piece) {
     sink_("", piece.number, piece.host, {piece.printed});
     return;
   }
-  if (!block_.empty() && (block_.back().depth != piece.depth || block_.back().host != piece.host)) EmitBlock();
+  // A change of quote depth ends a block, except an unquoted line after quoted ones:
+  // markdown's lazy continuation, which a wrap of a quoted line gives.
+  bool depth_changed = !block_.empty() && block_.back().depth != piece.depth && piece.depth > 0;
+  if (!block_.empty() && (depth_changed || block_.back().host != piece.host)) EmitBlock();
   block_.push_back(std::move(piece));
   if (block_.size() >= kMaxBlockLines) EmitBlock();
 }
@@ -244,13 +259,16 @@ void PasteRestorer::Take(Piece&& piece) {
 // Whether b may continue a at all: b starts no record of its own (a log prefix,
 // a traceback line, an exception, a list item, a table row, a message's start),
 // a is no traceback "File" line, and they are not two lines of one shape.
-bool PasteRestorer::MayContinue(const Piece& a, const Piece& b) {
+bool PasteRestorer::MayContinue(const Piece& a, const Piece& b, const Block& block) {
   if (b.item || b.starts_record || HasColumnGap(b.raw)) return false;
+  if (b.holds_start && !EndsMidSentence(a.raw)) return false;  // else a holds the head of b's message
   if (StartsWith(TrimLeft(a.content), "File \"")) return false;  // a traceback's code line follows
   std::string_view word = FirstWord(b.raw);
   if (word.empty()) return false;
-  std::string_view key = Key(word);
-  if (key.size() >= 2 && key == Key(FirstWord(a.raw))) return false;  // one shape: a listing, not a sentence
+  std::string key(Key(word));
+  auto lines = block.keys.find(key);
+  bool listing = key.size() >= 2 && key == Key(FirstWord(a.raw)) && lines != block.keys.end() && lines->second >= 3;
+  if (listing) return false;  // lines of one shape ("Chunk at ...", "size=..."), not a sentence
   bool opens_record = !a.raw.empty() && a.raw.back() == ':' && std::isupper(static_cast<unsigned char>(word[0]));
   return !opens_record;  // "... error from /job:worker:" then "Compilation failure: ..."
 }
@@ -272,12 +290,12 @@ PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) {
     if (HasInnerSpace(p.raw)) shape.width = std::max(shape.width, p.raw.size());  // one word may exceed a wrap
   }
   if (shape.width == 0) shape.width = any_width;
+  for (const auto& p : block) shape.keys[std::string(Key(FirstWord(p.raw)))]++;
   int near = 0, may = 0, cut = 0;
   for (size_t i = 0; i < block.size(); ++i) {
     const Piece& p = block[i];
     near += p.raw.size() * 5 >= shape.width * 4 && p.raw.size() <= shape.width;
-    shape.keys[std::string(Key(FirstWord(p.raw)))]++;
-    if (i == 0 || !MayContinue(block[i - 1], p)) continue;
+    if (i == 0 || !MayContinue(block[i - 1], p, shape)) continue;
     ++may;
     cut += Cut(block[i - 1], p, shape.width);
   }
@@ -289,14 +307,12 @@ PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) {
 // does not, only when a ends mid-sentence and b reads on from it (a lower-case
 // word that starts no other line of the block, a size, a unit after a number).
 bool PasteRestorer::Joins(const Piece& a, const Piece& b, const Block& block) const {
-  if (!MayContinue(a, b) || !Cut(a, b, block.width)) return false;
+  if (!MayContinue(a, b, block) || !Cut(a, b, block.width)) return false;
   if (block.wrapped) return true;
-  char last = a.raw.empty() ? '.' : a.raw.back();
-  bool mid_sentence = std::isalnum(static_cast<unsigned char>(last)) || last == ',' || last == '-';
   std::string key(Key(FirstWord(b.raw)));
   auto starts = block.keys.find(key);
   bool template_word = !key.empty() && starts != block.keys.end() && starts->second >= 3;  // "step 5: ..." lines
-  return mid_sentence && !template_word && ReadsOn(a.raw, b.raw);
+  return EndsMidSentence(a.raw) && !template_word && ReadsOn(a.raw, b.raw);
 }
 
 void PasteRestorer::EmitBlock() {

@@ -69,7 +69,8 @@ class PasteRestorer {
     int depth = 0;               ///< quote depth
     bool breaks = false;         ///< blank or a fence: ends a block
     bool item = false;           ///< a list item: starts a new line
-    bool starts_record = false;  ///< a log prefix, traceback line, exception or message start
+    bool starts_record = false;  ///< a log prefix, a traceback line or an exception: never continues
+    bool holds_start = false;    ///< holds a message's start: continues only a line cut mid-sentence
     bool decorated = false;
   };
   static Piece Strip(std::string_view text);
@@ -81,7 +82,7 @@ class PasteRestorer {
     std::map<std::string, int> keys;  ///< lines per first word (its letters)
   };
   static Block ShapeOf(const std::vector<Piece>& block);
-  static bool MayContinue(const Piece& a, const Piece& b);
+  static bool MayContinue(const Piece& a, const Piece& b, const Block& block);
   static bool Cut(const Piece& a, const Piece& b, size_t width);
   void Take(Piece&& piece);
   void EmitBlock();
