@@ -61,6 +61,17 @@ bool IsListItem(std::string_view text) {
          IsSpace(text[digits + 1]);
 }
 
+// "1. text" -> "text": a numbered list item's marker goes (the cleaner takes "- "
+// and "* "). An allocation listing numbers its entries ("1. Size: 2.00G"): kept.
+void StripNumberedMarker(std::string* content) {
+  std::string_view text = TrimLeft(*content);
+  if (!IsListItem(text) || !IsDigit(text.front())) return;
+  size_t marker = text.find_first_of(".)") + 1;
+  std::string_view rest = TrimLeft(text.substr(marker));
+  if (StartsWith(rest, "Size:")) return;
+  content->erase(0, content->size() - rest.size());
+}
+
 bool IsFence(std::string_view text) {
   text = TrimLeft(text);
   if (!StartsWith(text, "```") && !StartsWith(text, "~~~")) return false;
@@ -183,8 +194,11 @@ bool EndsMidSentence(std::string_view text) {
   return std::isalnum(static_cast<unsigned char>(last)) || last == ',' || last == '-' || last == '\'';
 }
 
-// The letters a word starts with: "offset" of "offset=0x1f", "Chunk" of "Chunk".
+// The letters a line's first word starts with, after any marks: "offset" of
+// "offset=0x1f", "Chunk" of "Chunk at", "memory" of "# memory used 7.07".
 std::string_view Key(std::string_view word) {
+  while (!word.empty() && (std::ispunct(static_cast<unsigned char>(word.front())) || IsSpace(word.front())))
+    word.remove_prefix(1);
   size_t n = 0;
   while (n < word.size() && (std::isalpha(static_cast<unsigned char>(word[n])) || word[n] == '_')) ++n;
   return word.substr(0, n);
@@ -216,6 +230,7 @@ PasteRestorer::Piece PasteRestorer::Strip(std::string_view text) {
   text = StripQuotes(text, &piece.depth);
   piece.decorated = piece.decorated || piece.depth > 0;
   piece.content = InnerText(text, &piece.decorated);  // as printed, trailing bytes too
+  StripNumberedMarker(&piece.content);
   while (!text.empty() && (text.back() == '\r' || IsSpace(text.back()))) text.remove_suffix(1);
   piece.raw = text.find('\x1b') == std::string_view::npos ? std::string(text) : StripAnsi(text);
   size_t overwrite = piece.raw.rfind('\r');  // a progress bar's last state is what a terminal showed
@@ -265,12 +280,10 @@ bool PasteRestorer::MayContinue(const Piece& a, const Piece& b, const Block& blo
   if (StartsWith(TrimLeft(a.content), "File \"")) return false;  // a traceback's code line follows
   std::string_view word = FirstWord(b.raw);
   if (word.empty()) return false;
-  std::string key(Key(word));
+  std::string key(Key(TrimLeft(b.raw)));
   auto lines = block.keys.find(key);
-  bool listing = key.size() >= 2 && key == Key(FirstWord(a.raw)) && lines != block.keys.end() && lines->second >= 3;
-  if (listing) return false;  // lines of one shape ("Chunk at ...", "size=..."), not a sentence
-  bool opens_record = !a.raw.empty() && a.raw.back() == ':' && std::isupper(static_cast<unsigned char>(word[0]));
-  return !opens_record;  // "... error from /job:worker:" then "Compilation failure: ..."
+  bool listing = key.size() >= 2 && key == Key(TrimLeft(a.raw)) && lines != block.keys.end() && lines->second >= 3;
+  return !listing;  // lines of one shape ("Chunk at ...", "size=..."), not a sentence
 }
 
 // The greedy-wrap test: a wrap at width cut a before b's first word.
@@ -290,7 +303,7 @@ PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) {
     if (HasInnerSpace(p.raw)) shape.width = std::max(shape.width, p.raw.size());  // one word may exceed a wrap
   }
   if (shape.width == 0) shape.width = any_width;
-  for (const auto& p : block) shape.keys[std::string(Key(FirstWord(p.raw)))]++;
+  for (const auto& p : block) shape.keys[std::string(Key(TrimLeft(p.raw)))]++;
   int near = 0, may = 0, cut = 0;
   for (size_t i = 0; i < block.size(); ++i) {
     const Piece& p = block[i];
@@ -309,7 +322,7 @@ PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) {
 bool PasteRestorer::Joins(const Piece& a, const Piece& b, const Block& block) const {
   if (!MayContinue(a, b, block) || !Cut(a, b, block.width)) return false;
   if (block.wrapped) return true;
-  std::string key(Key(FirstWord(b.raw)));
+  std::string key(Key(TrimLeft(b.raw)));
   auto starts = block.keys.find(key);
   bool template_word = !key.empty() && starts != block.keys.end() && starts->second >= 3;  // "step 5: ..." lines
   return EndsMidSentence(a.raw) && !template_word && ReadsOn(a.raw, b.raw);
