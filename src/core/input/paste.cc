@@ -293,8 +293,8 @@ bool PasteRestorer::Cut(const Piece& a, const Piece& b, size_t width) {
 }
 
 // A block looks wrapped when most of the lines that may continue the one before
-// them pass the greedy-wrap test, and two lines or more come near its width. In a
-// machine log the lines are of all lengths and few pass.
+// them pass the greedy-wrap test, two of them at least or two lines near its
+// width. In a machine log the lines are of all lengths and few pass.
 PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) {
   Block shape;
   size_t any_width = 0;
@@ -312,7 +312,7 @@ PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) {
     ++may;
     cut += Cut(block[i - 1], p, shape.width);
   }
-  shape.wrapped = near >= 2 && cut * 2 >= may;
+  shape.wrapped = cut * 2 >= may && (near >= 2 || cut >= 2);
   return shape;
 }
 
