@@ -309,20 +309,30 @@ PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) {
     const Piece& p = block[i];
     near += p.raw.size() * 5 >= shape.width * 4 && p.raw.size() <= shape.width;
     if (i == 0 || !MayContinue(block[i - 1], p, shape)) continue;
+    bool was_cut = Cut(block[i - 1], p, shape.width);
     ++may;
-    cut += Cut(block[i - 1], p, shape.width);
+    cut += was_cut;
+    auto& by_key = shape.continuations[std::string(Key(TrimLeft(p.raw)))];
+    ++by_key.first;
+    by_key.second += was_cut;
   }
   shape.wrapped = cut * 2 >= may && (near >= 2 || cut >= 2);
   return shape;
 }
 
 // Joined when the block looks wrapped and a wrap cut a before b; in a block that
-// does not, only when a ends mid-sentence and b reads on from it (a lower-case
-// word that starts no other line of the block, a size, a unit after a number).
+// does not (a log wrapped where its lines were long), when the lines starting
+// with b's first word were cut before nearly every time, or when a ends
+// mid-sentence and b reads on from it (a lower-case word that starts no other
+// line of the block, a size, a unit after a number).
 bool PasteRestorer::Joins(const Piece& a, const Piece& b, const Block& block) const {
   if (!MayContinue(a, b, block) || !Cut(a, b, block.width)) return false;
   if (block.wrapped) return true;
   std::string key(Key(TrimLeft(b.raw)));
+  auto seen = block.continuations.find(key);
+  bool always_cut = !key.empty() && seen != block.continuations.end() && seen->second.first >= 2 &&
+                    seen->second.second * 5 >= seen->second.first * 4;
+  if (always_cut) return true;  // "freed_by_count=0. ..." after each long warning: its wrapped tail
   auto starts = block.keys.find(key);
   bool template_word = !key.empty() && starts != block.keys.end() && starts->second >= 3;  // "step 5: ..." lines
   return EndsMidSentence(a.raw) && !template_word && ReadsOn(a.raw, b.raw);

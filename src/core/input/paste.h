@@ -80,6 +80,7 @@ class PasteRestorer {
     size_t width = 0;      ///< the width a wrap cut it at (its longest line with a space)
     bool wrapped = false;  ///< most lines that may continue another were cut before them
     std::map<std::string, int> keys;  ///< lines per first word (its letters)
+    std::map<std::string, std::pair<int, int>> continuations;  ///< per first word: lines that may continue, cut
   };
   static Block ShapeOf(const std::vector<Piece>& block);
   static bool MayContinue(const Piece& a, const Piece& b, const Block& block);
