@@ -178,13 +178,21 @@ bool ReadsOn(std::string_view a, std::string_view b) {
   bool prose = !letters.empty() && std::all_of(letters.begin(), letters.end(), [](char c) {
     return std::islower(static_cast<unsigned char>(c)) || c == '\'' || c == '-';
   });
-  if (prose) return true;  // "memory", "and", "reserved," but not "section_end:" or "https://..."
+  if (prose || b.front() == '(') return true;  // "memory", "and", "(63.58G)," but not "section_end:", "https://"
   if (IsDigit(b.front())) {  // "29.49G at ...", or a number then its unit: "85898814480 bytes."
     size_t end = word.find_last_not_of(".,;:)");
     if (end != std::string_view::npos && std::isalpha(static_cast<unsigned char>(word[end]))) return true;
     return IsUnit(FirstWord(TrimLeft(b).substr(word.size())));
   }
   return !a.empty() && IsDigit(a.back()) && IsUnit(word);
+}
+
+// What is left of a log prefix cut off its message: nothing, or its level ("I", "WARNING").
+bool IsLevelOrNothing(std::string_view message) {
+  message = TrimLeft(message);
+  return message.size() <= 8 && std::all_of(message.begin(), message.end(), [](char c) {
+           return std::isupper(static_cast<unsigned char>(c)) || c == ':';
+         });
 }
 
 // A line a wrap cut inside a sentence ends in a word or a comma, not in '.', ':' or ')'.
@@ -252,6 +260,7 @@ void PasteRestorer::Push(std::string_view text, uint64_t number, const std::stri
   piece.host = host;
   if (!piece.breaks && !piece.item && !piece.starts_record && starts_message_)
     piece.holds_start = starts_message_(TrimLeft(piece.content));
+  if (piece.starts_record) piece.bare_prefix = IsLevelOrNothing(cleaner_.Clean(TrimLeft(piece.content)).message);
   decorated_lines_ += piece.decorated;
   Take(std::move(piece));
   if (bytes_ >= kWindowBytes) EndWindowIfMachineLog();
@@ -275,6 +284,7 @@ void PasteRestorer::Take(Piece&& piece) {
 // a traceback line, an exception, a list item, a table row, a message's start),
 // a is no traceback "File" line, and they are not two lines of one shape.
 bool PasteRestorer::MayContinue(const Piece& a, const Piece& b, const Block& block) {
+  if (a.bare_prefix) return !b.item && !b.starts_record;  // "2025-07-31 20:22:43.04: I" alone: its message follows
   if (b.item || b.starts_record || HasColumnGap(b.raw)) return false;
   if (b.holds_start && !EndsMidSentence(a.raw)) return false;  // else a holds the head of b's message
   if (StartsWith(TrimLeft(a.content), "File \"")) return false;  // a traceback's code line follows
@@ -295,7 +305,7 @@ bool PasteRestorer::Cut(const Piece& a, const Piece& b, size_t width) {
 // A block looks wrapped when most of the lines that may continue the one before
 // them pass the greedy-wrap test, two of them at least or two lines near its
 // width. In a machine log the lines are of all lengths and few pass.
-PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) {
+PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) const {
   Block shape;
   size_t any_width = 0;
   for (const auto& p : block) {

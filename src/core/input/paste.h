@@ -33,6 +33,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/input/line_cleaner.h"
+
 namespace oomlens {
 
 class PasteRestorer {
@@ -71,9 +73,10 @@ class PasteRestorer {
     bool item = false;           ///< a list item: starts a new line
     bool starts_record = false;  ///< a log prefix, a traceback line or an exception: never continues
     bool holds_start = false;    ///< holds a message's start: continues only a line cut mid-sentence
+    bool bare_prefix = false;    ///< a log prefix and nothing else: the message was cut off it
     bool decorated = false;
   };
-  static Piece Strip(std::string_view text);
+  static Piece Strip(std::string_view text);  // bare_prefix is left to Push
 
  private:
   struct Block {
@@ -82,7 +85,7 @@ class PasteRestorer {
     std::map<std::string, int> keys;  ///< lines per first word (its letters)
     std::map<std::string, std::pair<int, int>> continuations;  ///< per first word: lines that may continue, cut
   };
-  static Block ShapeOf(const std::vector<Piece>& block);
+  Block ShapeOf(const std::vector<Piece>& block) const;
   static bool MayContinue(const Piece& a, const Piece& b, const Block& block);
   static bool Cut(const Piece& a, const Piece& b, size_t width);
   void Take(Piece&& piece);
@@ -91,6 +94,7 @@ class PasteRestorer {
   void EndWindowIfMachineLog();
 
   Sink sink_;
+  LineCleaner cleaner_;  // tells a bare log prefix
   StartsMessage starts_message_;
   void Send(const std::string& logical, const std::vector<Piece>& block, size_t first, size_t end);
 
