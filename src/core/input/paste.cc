@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <cctype>
+#include <cstring>
 
 #include "core/input/line_cleaner.h"
 
@@ -95,17 +96,28 @@ size_t Entity(std::string_view text, char* out) {
   return 0;
 }
 
-// raw without backticks, '**' and HTML entities; sets *changed when any went.
+// "**" at raw[at] opens bold markup: text follows at once and a "**" closes it on
+// the line ("**12.00G**"), unlike Python's "f(**kwargs)".
+bool ClosesBold(std::string_view raw, size_t at) {
+  size_t start = at + 2;
+  if (start >= raw.size() || IsSpace(raw[start])) return false;
+  size_t close = raw.find("**", start);
+  return close != std::string_view::npos && close > start && !IsSpace(raw[close - 1]);
+}
+
+// raw without backticks, '**' bold markup and HTML entities; sets *changed when any went.
 std::string InnerText(std::string_view raw, bool* changed) {
   std::string out;
   out.reserve(raw.size());
+  bool bold_open = false;
   for (size_t i = 0; i < raw.size(); ++i) {
     char c = raw[i];
     if (c == '`') {
       *changed = true;
       continue;
     }
-    if (c == '*' && i + 1 < raw.size() && raw[i + 1] == '*') {
+    if (c == '*' && i + 1 < raw.size() && raw[i + 1] == '*' && (bold_open || ClosesBold(raw, i))) {
+      bold_open = !bold_open;
       *changed = true;
       ++i;
       continue;
@@ -155,8 +167,14 @@ std::string_view FirstWord(std::string_view text) {
 // key/value lines, a dump's rows), which no wrap of a sentence makes.
 bool HasColumnGap(std::string_view text) {
   text = TrimLeft(text);
-  size_t gap = text.find("  ");
-  return gap != std::string_view::npos && text.find_first_not_of(' ', gap) != std::string_view::npos;
+  for (size_t gap = text.find("  "); gap != std::string_view::npos; gap = text.find("  ", gap + 1)) {
+    size_t end = text.find_first_not_of(' ', gap);
+    if (end == std::string_view::npos) return false;
+    bool after_sentence = gap > 0 && std::strchr(".:!?", text[gap - 1]);  // "fragmentation.  See"
+    if (end - gap >= 3 || !after_sentence) return true;
+    gap = end;
+  }
+  return false;
 }
 
 // "GiB", "bytes.", "M,": a unit of memory, maybe with punctuation after it.
@@ -235,6 +253,7 @@ PasteRestorer::Piece PasteRestorer::Strip(std::string_view text) {
     text.remove_prefix(gutter);
     piece.decorated = true;
   }
+  std::string_view quoted = text;
   text = StripQuotes(text, &piece.depth);
   piece.decorated = piece.decorated || piece.depth > 0;
   piece.content = InnerText(text, &piece.decorated);  // as printed, trailing bytes too
@@ -243,6 +262,7 @@ PasteRestorer::Piece PasteRestorer::Strip(std::string_view text) {
   piece.raw = text.find('\x1b') == std::string_view::npos ? std::string(text) : StripAnsi(text);
   size_t overwrite = piece.raw.rfind('\r');  // a progress bar's last state is what a terminal showed
   if (overwrite != std::string::npos) piece.raw.erase(0, overwrite + 1);
+  piece.columns = piece.raw.size() + (text.data() - quoted.data());  // a wrap may have counted the quote marks
   std::string_view content = TrimLeft(piece.content);
   piece.breaks = content.empty() || IsFence(content);
   piece.item = IsListItem(text);
@@ -299,7 +319,7 @@ bool PasteRestorer::MayContinue(const Piece& a, const Piece& b, const Block& blo
 // The greedy-wrap test: a wrap at width cut a before b's first word.
 bool PasteRestorer::Cut(const Piece& a, const Piece& b, size_t width) {
   size_t word = FirstWord(b.raw).size();
-  return width >= kMinWrapWidth && a.raw.size() <= width && a.raw.size() + 1 + word > width;
+  return width >= kMinWrapWidth && a.columns <= width && a.columns + 1 + word > width;
 }
 
 // A block looks wrapped when most of the lines that may continue the one before
@@ -309,15 +329,15 @@ PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) con
   Block shape;
   size_t any_width = 0;
   for (const auto& p : block) {
-    any_width = std::max(any_width, p.raw.size());
-    if (HasInnerSpace(p.raw)) shape.width = std::max(shape.width, p.raw.size());  // one word may exceed a wrap
+    any_width = std::max(any_width, p.columns);
+    if (HasInnerSpace(p.raw)) shape.width = std::max(shape.width, p.columns);  // one word may exceed a wrap
   }
   if (shape.width == 0) shape.width = any_width;
   for (const auto& p : block) shape.keys[std::string(Key(TrimLeft(p.raw)))]++;
   int near = 0, may = 0, cut = 0;
   for (size_t i = 0; i < block.size(); ++i) {
     const Piece& p = block[i];
-    near += p.raw.size() * 5 >= shape.width * 4 && p.raw.size() <= shape.width;
+    near += p.columns * 5 >= shape.width * 4 && p.columns <= shape.width;
     if (i == 0 || !MayContinue(block[i - 1], p, shape)) continue;
     bool was_cut = Cut(block[i - 1], p, shape.width);
     ++may;

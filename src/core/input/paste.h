@@ -64,7 +64,8 @@ class PasteRestorer {
   /// The decorations of one line taken off (tests, and the cleaner's callers).
   struct Piece {
     std::string printed;  ///< the line as printed
-    std::string raw;      ///< without quote markers and gutters: what a wrap measured
+    std::string raw;      ///< without quote markers, gutters, ANSI escapes and overwritten text
+    size_t columns = 0;   ///< what a wrap measured: raw with its quote marks
     std::string content;  ///< raw without backticks, '**' and entities
     uint64_t number = 0;
     std::string host;
