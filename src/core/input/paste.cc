@@ -39,6 +39,22 @@ size_t GutterLength(std::string_view text) {
   return i;
 }
 
+// Characters a wrap counts: UTF-8 code points after the last '\r', ANSI escapes left out.
+size_t Columns(std::string_view text) {
+  size_t overwrite = text.rfind('\r');
+  if (overwrite != std::string_view::npos) text.remove_prefix(overwrite + 1);
+  size_t columns = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\x1b' && i + 1 < text.size() && text[i + 1] == '[') {  // CSI: up to its final byte
+      for (i += 2; i < text.size() && !(text[i] >= '@' && text[i] <= '~'); ++i) {
+      }
+      continue;
+    }
+    columns += (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
+  }
+  return columns;
+}
+
 // "> > text": markdown or email quote markers; counts them and returns the rest.
 std::string_view StripQuotes(std::string_view text, int* depth) {
   for (;;) {
@@ -258,16 +274,18 @@ PasteRestorer::Piece PasteRestorer::Strip(std::string_view text) {
   piece.decorated = piece.decorated || piece.depth > 0;
   piece.content = InnerText(text, &piece.decorated);  // as printed, trailing bytes too
   StripNumberedMarker(&piece.content);
+  while (!quoted.empty() && quoted.back() == '\r') quoted.remove_suffix(1);
   while (!text.empty() && (text.back() == '\r' || IsSpace(text.back()))) text.remove_suffix(1);
   piece.raw = text.find('\x1b') == std::string_view::npos ? std::string(text) : StripAnsi(text);
   size_t overwrite = piece.raw.rfind('\r');  // a progress bar's last state is what a terminal showed
   if (overwrite != std::string::npos) piece.raw.erase(0, overwrite + 1);
-  piece.columns = piece.raw.size() + (text.data() - quoted.data());  // a wrap may have counted the quote marks
+  piece.columns = Columns(quoted);  // what a wrap measured: quote marks and trailing blanks too
   std::string_view content = TrimLeft(piece.content);
   piece.breaks = content.empty() || IsFence(content);
   piece.item = IsListItem(text);
   piece.decorated = piece.decorated || piece.item || (piece.breaks && !content.empty());
-  piece.starts_record = StartsWithLogPrefix(content) || StartsTraceback(content) || StartsException(content);
+  piece.log_prefix = StartsWithLogPrefix(content);
+  piece.starts_record = piece.log_prefix || StartsTraceback(content) || StartsException(content);
   return piece;
 }
 
@@ -280,7 +298,7 @@ void PasteRestorer::Push(std::string_view text, uint64_t number, const std::stri
   piece.host = host;
   if (!piece.breaks && !piece.item && !piece.starts_record && starts_message_)
     piece.holds_start = starts_message_(TrimLeft(piece.content));
-  if (piece.starts_record) piece.bare_prefix = IsLevelOrNothing(cleaner_.Clean(TrimLeft(piece.content)).message);
+  if (piece.log_prefix) piece.bare_prefix = IsLevelOrNothing(cleaner_.Clean(TrimLeft(piece.content)).message);
   decorated_lines_ += piece.decorated;
   Take(std::move(piece));
   if (bytes_ >= kWindowBytes) EndWindowIfMachineLog();
@@ -304,7 +322,7 @@ void PasteRestorer::Take(Piece&& piece) {
 // a traceback line, an exception, a list item, a table row, a message's start),
 // a is no traceback "File" line, and they are not two lines of one shape.
 bool PasteRestorer::MayContinue(const Piece& a, const Piece& b, const Block& block) {
-  if (a.bare_prefix) return !b.item && !b.starts_record;  // "2025-07-31 20:22:43.04: I" alone: its message follows
+  if (a.bare_prefix) return !b.item && !b.log_prefix;  // "2025-07-31 20:22:43.04: I" alone: its message follows
   if (b.item || b.starts_record || HasColumnGap(b.raw)) return false;
   if (b.holds_start && !EndsMidSentence(a.raw)) return false;  // else a holds the head of b's message
   if (StartsWith(TrimLeft(a.content), "File \"")) return false;  // a traceback's code line follows

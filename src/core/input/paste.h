@@ -72,6 +72,7 @@ class PasteRestorer {
     int depth = 0;               ///< quote depth
     bool breaks = false;         ///< blank or a fence: ends a block
     bool item = false;           ///< a list item: starts a new line
+    bool log_prefix = false;     ///< starts with a log record's prefix
     bool starts_record = false;  ///< a log prefix, a traceback line or an exception: never continues
     bool holds_start = false;    ///< holds a message's start: continues only a line cut mid-sentence
     bool bare_prefix = false;    ///< a log prefix and nothing else: the message was cut off it
