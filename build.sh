@@ -16,7 +16,7 @@ cd "$(dirname "$0")"
 
 BUILD_DIR=${BUILD_DIR:-build}
 BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
-PACKAGES=(g++ make cmake pkg-config libre2-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev zlib1g-dev libzstd-dev libcpp-httplib-dev)
+PACKAGES=(g++ make cmake pkg-config python3 libre2-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev zlib1g-dev libzstd-dev libcpp-httplib-dev)
 
 say() { printf 'build.sh: %s\n' "$*" >&2; }
 

@@ -5,7 +5,7 @@ Usage:
   tests/gen/reshape_check.py OOMLENS [--min-detection P] [--min-facts P] [--seeds N]
                              [--shapes S1,S2,...] [--samples RULES_DIR] [--table] LOG_OR_DIR...
 
-For every log (directories: their *.log files) and every signature sample of the
+For every log (directories: their *.log files, recursively) and every signature sample of the
 rules under RULES_DIR, each shape of tests/gen/reshape.py is applied (the 'random'
 shape with N seeds) and oomlens runs on the original and the re-shaped text:
   detection  an input whose original gives incidents still gives one of each kind
@@ -73,10 +73,11 @@ def compare(original, shaped):
 def inputs(paths, samples_dir):
     for path in paths:
         if os.path.isdir(path):
-            for name in sorted(os.listdir(path)):
-                if name.endswith(".log"):
-                    yield os.path.join(path, name), open(os.path.join(path, name), encoding="utf-8",
-                                                         errors="surrogateescape", newline="").read()
+            for root, _, files in sorted(os.walk(path)):
+                for name in sorted(files):
+                    if name.endswith(".log"):
+                        yield os.path.join(root, name), open(os.path.join(root, name), encoding="utf-8",
+                                                             errors="surrogateescape", newline="").read()
         else:
             yield path, open(path, encoding="utf-8", errors="surrogateescape", newline="").read()
     if samples_dir:

@@ -281,7 +281,7 @@ PasteRestorer::Piece PasteRestorer::Strip(std::string_view text) {
   if (overwrite != std::string::npos) piece.raw.erase(0, overwrite + 1);
   piece.columns = Columns(quoted);  // what a wrap measured: quote marks and trailing blanks too
   std::string_view content = TrimLeft(piece.content);
-  piece.breaks = content.empty() || IsFence(content);
+  piece.breaks = content.empty() || IsFence(piece.raw);  // the raw line: backticks are gone from content
   piece.item = IsListItem(text);
   piece.decorated = piece.decorated || piece.item || (piece.breaks && !content.empty());
   piece.log_prefix = StartsWithLogPrefix(content);

@@ -49,6 +49,7 @@ bool UnwrapCri(std::string_view line, std::string* partial, std::string* text, b
   bool is_partial = rest[0] == 'P';
   rest.remove_prefix(2);
   if (is_partial) {
+    if (!rest.empty() && rest.back() == '\r') rest.remove_suffix(1);  // a CRLF file: the line end is no content
     partial->append(rest);
     *complete = false;
     return true;

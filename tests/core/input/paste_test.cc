@@ -1,0 +1,164 @@
+// The paste restorer: logical lines back from text re-shaped by pasting, and
+// machine logs left as they are.
+#include "core/input/paste.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace oomlens {
+namespace {
+
+struct Logical {
+  std::string text;
+  uint64_t number;
+  size_t physical;
+};
+
+// Restores text (lines split at '\n'); messages start where `starts` says.
+std::vector<Logical> Restore(const std::string& text, PasteRestorer::StartsMessage starts = nullptr) {
+  std::vector<Logical> out;
+  PasteRestorer restorer(
+      [&out](std::string_view line, uint64_t number, const std::string&, const std::vector<std::string_view>& physical) {
+        out.push_back({std::string(line), number, physical.size()});
+      },
+      std::move(starts));
+  restorer.Begin();
+  uint64_t number = 0;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    restorer.Push(std::string_view(text).substr(start, end - start), ++number, "");
+    start = end + 1;
+  }
+  restorer.Flush();
+  return out;
+}
+
+const char kE0101[] =
+    "RESOURCE_EXHAUSTED: Error loading program 'jit_step': Attempting to reserve 29.49G at the bottom of memory. "
+    "That was not possible. There are 147.64M free, 0B reserved, and 147.64M reservable.";
+
+TEST(PasteRestorer, AMessageWrappedAtSixtyColumnsIsOneLineAgain) {
+  auto lines = Restore(
+      "RESOURCE_EXHAUSTED: Error loading program 'jit_step':\n"
+      "Attempting to reserve 29.49G at the bottom of memory. That\n"
+      "was not possible. There are 147.64M free, 0B reserved, and\n"
+      "147.64M reservable.\n");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].text, kE0101);
+  EXPECT_EQ(lines[0].number, 1u);
+  EXPECT_EQ(lines[0].physical, 4u);
+}
+
+TEST(PasteRestorer, QuotesBoldBackticksAndEntitiesGo) {
+  auto lines = Restore("> `Used **18.20G** of **15.48G** hbm. Exceeded hbm capacity by 2.72G &amp; more &gt; less.`\n");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].text, "Used 18.20G of 15.48G hbm. Exceeded hbm capacity by 2.72G & more > less.");
+}
+
+TEST(PasteRestorer, PythonDoubleStarIsNoBold) {
+  auto lines = Restore("    return self._call_impl(*args, **kwargs)\n");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].text, "    return self._call_impl(*args, **kwargs)");
+}
+
+TEST(PasteRestorer, ANumberAndItsUnitSplitByAWrapJoin) {
+  auto lines = Restore(
+      "E0101 ... the program needs more than the device has: 3.95\n"
+      "GiB of HBM was asked for\n");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].text.find("3.95 GiB of HBM"), std::string::npos) << lines[0].text;
+}
+
+TEST(PasteRestorer, GutterAndNumberedListMarkersGo) {
+  auto lines = Restore("  12 | 1. Tried to allocate 20.00 MiB\n  13 | 2. Size: 2.00G\n");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].text, "Tried to allocate 20.00 MiB");
+  EXPECT_EQ(lines[1].text, "2. Size: 2.00G");  // an allocation listing numbers its entries
+}
+
+TEST(PasteRestorer, LogRecordsStayApartWhateverTheirLength) {
+  std::string text =
+      "I1130 12:00:00.000000  1234 train.py:10] step 100 loss=2.3010 tokens/s/device=4712 mfu=0.41 hbm=12.1G\n"
+      "I1130 12:00:01.000000  1234 train.py:10] step 101 loss=2.2990\n"
+      "E1130 12:00:02.000000  1234 pjrt.cc:1] RESOURCE_EXHAUSTED: Error allocating device buffer\n";
+  auto lines = Restore(text);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[2].number, 3u);
+}
+
+TEST(PasteRestorer, ATracebackStaysATraceback) {
+  auto lines = Restore(
+      "Traceback (most recent call last):\n"
+      "  File \"/home/user/train.py\", line 120, in training_loop_with_a_long_function_name\n"
+      "    loss = step(state, batch)\n"
+      "  File \"/usr/lib/python3/site-packages/jax/_src/traceback_util.py\", line 179, in reraise\n"
+      "    return fun(*args, **kwargs)\n"
+      "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate\n");
+  EXPECT_EQ(lines.size(), 6u);
+}
+
+TEST(PasteRestorer, TableRowsAndListingsStayApart) {
+  auto stats = Restore("Stats:\nLimit:                 10625279591\nInUse:                  7350513920\n"
+                       "MaxInUse:               7464792320\n");
+  EXPECT_EQ(stats.size(), 4u);
+  auto chunks = Restore(
+      "Chunk at 0x7f0a00000000 of size 1073741824 next 1 in use by the forward pass\n"
+      "Chunk at 0x7f0a40000000 of size 1073741824 next 2 in use by the optimiser\n"
+      "Chunk at 0x7f0a80000000 of size 536870912 next 3 in use by the forward pass\n");
+  EXPECT_EQ(chunks.size(), 3u);
+}
+
+TEST(PasteRestorer, ALineHoldingAMessagesStartStaysApartUnlessCutMidSentence) {
+  auto starts = [](std::string_view text) { return text.find("Attempting to reserve") != std::string_view::npos; };
+  auto apart = Restore(
+      "The job printed this error, which ends the first paragraph of the report here.\n"
+      "Attempting to reserve 29.49G at the bottom of memory. That was not possible.\n",
+      starts);
+  EXPECT_EQ(apart.size(), 2u);
+  auto joined = Restore(
+      "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Error loading program\n"
+      "'jit_train_step': Attempting to reserve 51.43G at the bottom of memory.\n",
+      starts);
+  ASSERT_EQ(joined.size(), 1u);
+  EXPECT_NE(joined[0].text.find("program 'jit_train_step': Attempting"), std::string::npos);
+}
+
+TEST(PasteRestorer, FencesAndBlankLinesAreBreaks) {
+  auto lines = Restore("```text\nOut of memory: Killed process 4242 (python)\n```\n\nnext\n");
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[0].text, "");
+  EXPECT_EQ(lines[1].text, "Out of memory: Killed process 4242 (python)");
+  EXPECT_EQ(lines[1].number, 2u);
+}
+
+TEST(PasteRestorer, AMachineLogTurnsItOffAfterTheWindow) {
+  std::vector<Logical> out;
+  PasteRestorer restorer([&out](std::string_view line, uint64_t number, const std::string&,
+                                const std::vector<std::string_view>&) { out.push_back({std::string(line), number, 1}); },
+                         nullptr);
+  restorer.Begin();
+  std::string line = "I1130 12:00:00.000000  1234 train.py:10] step 100 loss=2.3010 tokens/s/device=4712";
+  uint64_t number = 0;
+  while (number * (line.size() + 1) < PasteRestorer::kWindowBytes + 4096) restorer.Push(line, ++number, "");
+  EXPECT_FALSE(restorer.active());
+  EXPECT_EQ(out.size(), number);  // nothing held back, nothing joined
+  restorer.Begin();
+  EXPECT_TRUE(restorer.active());  // the next input is read as a paste again
+}
+
+TEST(PasteRestorer, APastedLogKeepsItOn) {
+  PasteRestorer restorer([](std::string_view, uint64_t, const std::string&, const std::vector<std::string_view>&) {},
+                         nullptr);
+  restorer.Begin();
+  std::string line = "> I1130 12:00:00.000000  1234 train.py:10] step 100 loss=2.3010 tokens/s/device=4712";
+  for (uint64_t number = 1; number * (line.size() + 1) < PasteRestorer::kWindowBytes + 4096; ++number)
+    restorer.Push(line, number, "");
+  EXPECT_TRUE(restorer.active());
+}
+
+}  // namespace
+}  // namespace oomlens
