@@ -78,7 +78,7 @@ std::vector<FactInfo> BuildRegistry() {
       {"file_rss_bytes", T::kSize, false, "file-backed resident memory"},
       {"shmem_rss_bytes", T::kSize, false, "shared-memory resident memory"},
       {"mem_fraction", T::kRatio, false, "XLA_PYTHON_CLIENT_MEM_FRACTION"},
-      {"duplicate_group_bytes", T::kSize, false, "the largest group of identical in-use chunks (N > 1)"},
+      {"duplicate_group_bytes", T::kSize, false, "the largest group of 4 or more identical in-use chunks (fewer copies are parameters and optimizer state)"},
       {"context_creation", T::kText, false, "set when the OOM happened while creating a device context"},
       {"cgroup", T::kText, false, "set when a cgroup / container limit did the kill"},
       {"oom_killed", T::kText, false, "set when the container runtime reported OOMKilled"},
