@@ -78,6 +78,8 @@ std::vector<FactInfo> BuildRegistry() {
       {"file_rss_bytes", T::kSize, false, "file-backed resident memory"},
       {"shmem_rss_bytes", T::kSize, false, "shared-memory resident memory"},
       {"mem_fraction", T::kRatio, false, "XLA_PYTHON_CLIENT_MEM_FRACTION"},
+      {"max_seq_len", T::kCount, false, "a serving engine's maximum sequence length (tokens)"},
+      {"kv_cache_tokens", T::kCount, false, "tokens the serving engine's KV cache can hold"},
       {"duplicate_group_bytes", T::kSize, false, "the largest group of 4 or more identical in-use chunks (fewer copies are parameters and optimizer state)"},
       {"context_creation", T::kText, false, "set when the OOM happened while creating a device context"},
       {"cgroup", T::kText, false, "set when a cgroup / container limit did the kill"},
