@@ -60,11 +60,17 @@ bool UseColor(const Options& o, const Console& console) {
   return console.stdout_is_terminal && !(no_color && *no_color) && !(term && std::string(term) == "dumb");
 }
 
-// Whether the report fails the run under --fail-on: "oom" (any incident),
-// "never", or a list of causes and kinds.
+// The cause of an OOM the runtime recovered from (rules/causes): reported, but
+// the job went on, so it fails nothing unless --fail-on names it.
+constexpr char kRecovered[] = "recovered";
+
+// Whether the report fails the run under --fail-on: "oom" (any incident but a
+// recovered one), "never", or a list of causes and kinds.
 bool Fails(const Report& report, const std::string& spec) {
   if (spec == "never") return false;
-  if (spec == "oom") return !report.incidents.empty();
+  if (spec == "oom")
+    return std::any_of(report.incidents.begin(), report.incidents.end(),
+                       [](const Incident& i) { return i.diagnosis.best.cause != kRecovered; });
   std::vector<std::string> wanted = Split(spec);
   for (const auto& i : report.incidents) {
     for (const auto& w : wanted)

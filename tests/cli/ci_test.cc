@@ -137,6 +137,21 @@ TEST_F(CiTest, FailOnAndMaxIncidents) {
   EXPECT_EQ(limited.err, "oomlens: showing 2 of 3 incidents (--max-incidents)\n");
 }
 
+// An OOM the TPU runtime recovered from (it defragmented HBM and retried) is
+// reported but fails nothing, unless --fail-on names it; a later failure does.
+TEST_F(CiTest, ARecoveredOomFailsNothingByDefault) {
+  std::string retry =
+      "I0000 00:00:1717000000.000000 1234 tpu_executable.cc:100] TpuLoadedExecutable::ExecutePrepareWithOomRetries "
+      "attempting to defragment and retry after seeing error: RESOURCE_EXHAUSTED: Error allocating device buffer: "
+      "Attempting to allocate 2.00G. That was not possible. There are 1.50G free.\n";
+  std::string recovered = Write("recovered.log", retry);
+  Result r = Run({"--format", "json", recovered});
+  EXPECT_EQ(r.code, kExitNoOom) << r.err;
+  EXPECT_EQ(json::parse(r.out)["incidents"][0]["cause"], "recovered");
+  EXPECT_EQ(Run({"--fail-on", "recovered", recovered}).code, kExitOomFound);
+  EXPECT_EQ(Run({Write("then_failed.log", retry + Seed("jit_step", "29.49G"))}).code, kExitOomFound);
+}
+
 // A cause that only a --rules folder defines can be named in --fail-on.
 TEST_F(CiTest, FailOnKnowsCausesOfExtraRules) {
   std::string log = ManyIncidents(1);
