@@ -7,7 +7,6 @@
 #define OOMLENS_MERGE_H_
 
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "oomlens/report.h"
@@ -19,10 +18,6 @@ namespace oomlens {
 /// inputs are concatenated, incidents regrouped across parts, then facts
 /// derived, causes decided and consequences correlated again with rules.
 Report MergeReports(std::vector<Report> parts, const RuleSet& rules, const std::string& chip);
-
-/// Reads a report written by RenderJson (schema version 1) back. Returns false
-/// and sets *error (what is wrong, and where in the document) otherwise.
-bool ParseJsonReport(std::string_view text, Report* report, std::string* error);
 
 }  // namespace oomlens
 

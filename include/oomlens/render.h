@@ -13,6 +13,7 @@
 
 #include "oomlens/report.h"
 #include "oomlens/rules.h"
+#include "oomlens/version.h"
 
 namespace oomlens {
 
@@ -42,6 +43,10 @@ void RenderText(const Report& report, const TextOptions& options, std::ostream& 
 
 /// JSON document, schema version 1 (docs/json-output.md). Always valid UTF-8.
 void RenderJson(const Report& report, std::ostream& out);
+
+/// Reads a report written by RenderJson (schema version 1) back. Returns false
+/// and sets *error (what is wrong, and where in the document) otherwise.
+bool ParseJsonReport(std::string_view text, Report* report, std::string* error);
 
 /// JSON Lines: one incident per line (compact), for log pipelines and warehouses.
 void RenderJsonl(const Report& report, std::ostream& out);
@@ -81,9 +86,6 @@ std::string FormatIdSet(const std::set<int64_t>& ids);
 
 /// "worker-0..31 (32)", "a, b, c", "h1, h2, h3, h4 +6 more (10)".
 std::string FormatNameSet(const std::set<std::string>& names);
-
-/// The version of oomlens.
-const char* Version();
 
 }  // namespace oomlens
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "oomlens/chips.h"
 #include "oomlens/report.h"
 #include "oomlens/rules.h"
 
@@ -39,12 +40,6 @@ struct ScanOptions {
   /// kAlways and kNever; the default balances the two threads).
   enum class AheadFigures { kWhenBehind, kAlways, kNever } ahead_figures = AheadFigures::kWhenBehind;
 };
-
-/// Memory of one device of a known chip ("v4", "v5e", "a100-80" ...), in bytes;
-/// nullopt for an unknown name.
-std::optional<int64_t> ChipCapacity(const std::string& chip);
-/// The chip names ChipCapacity knows, comma-separated, for help texts.
-std::string KnownChips();
 
 /// The host a file's path names: group 1 of pattern (RE2 syntax) matched in path,
 /// or "" when it does not match. Returns false and sets *error for a bad pattern.

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "core/analyze/decide.h"
 #include "core/analyze/derive.h"
 #include "core/recognize/recognizer.h"
@@ -40,11 +42,11 @@ class SampleChecker {
 };
 
 bool SampleChecker::Keys(const Sample& s, const std::set<std::string>& allowed) {
-  if (!s.json.is_object()) {
+  if (!s.json->is_object()) {
     Fail(s.where, "a sample must be an object", "see docs/rules.md, 'Samples'");
     return false;
   }
-  for (const auto& item : s.json.items()) {
+  for (const auto& item : s.json->items()) {
     if (allowed.count(item.key())) continue;
     std::string list;
     for (const auto& k : allowed) list += (list.empty() ? "" : ", ") + k;
@@ -81,8 +83,8 @@ void SampleChecker::CheckSignature(const Signature& sig) {
                                 "add \"samples\": [{\"text\": \"<a real message>\", \"expect\": {...}}]");
   for (const Sample& s : sig.samples) {
     if (!Keys(s, kSignatureSampleKeys)) continue;
-    auto text = s.json.find("text");
-    if (text == s.json.end() || !text->is_string()) {
+    auto text = s.json->find("text");
+    if (text == s.json->end() || !text->is_string()) {
       Fail(s.where, "sample needs \"text\": a message as printed", "add \"text\": \"...\"");
       continue;
     }
@@ -92,7 +94,7 @@ void SampleChecker::CheckSignature(const Signature& sig) {
       bool joined = std::find(e.listings.begin(), e.listings.end(), sig.id) != e.listings.end();
       if (!mine && (e.signature == sig.id || joined)) mine = &e;
     }
-    if (s.json.value("no_match", false)) {
+    if (s.json->value("no_match", false)) {
       if (mine) Fail(s.where, "signature '" + sig.id + "' matched a sample marked no_match",
                      "narrow 'start' or the fact patterns");
       continue;
@@ -103,15 +105,15 @@ void SampleChecker::CheckSignature(const Signature& sig) {
            "check 'literals', 'start', 'require' and 'priority'");
       continue;
     }
-    auto allocations = s.json.find("allocations");
-    if (allocations != s.json.end()) {
+    auto allocations = s.json->find("allocations");
+    if (allocations != s.json->end()) {
       bool equal = allocations->is_number_unsigned() && allocations->get<uint64_t>() == mine->allocations.size();
       if (!equal) Fail(s.where, "sample: " + std::to_string(mine->allocations.size()) +
                                     " allocation entries read, expected " + allocations->dump(),
                        "fix 'items' or the expectation");
     }
-    auto expect = s.json.find("expect");
-    if (expect == s.json.end() || !expect->is_object()) continue;
+    auto expect = s.json->find("expect");
+    if (expect == s.json->end() || !expect->is_object()) continue;
     for (const auto& [name, want_json] : expect->items()) {
       FactValue want;
       if (!ValueOf(s.where, name, want_json, &want)) continue;
@@ -141,17 +143,17 @@ void SampleChecker::CheckCause(const CauseRule& rule) {
   for (const Sample& s : rule.samples) {
     if (!Keys(s, kCauseSampleKeys)) continue;
     Incident incident;
-    incident.kind = s.json.value("kind", rule.kinds.empty() ? std::string("sample") : rule.kinds[0]);
-    auto facts = s.json.find("facts");
-    bool good = facts != s.json.end() && facts->is_object();
+    incident.kind = s.json->value("kind", rule.kinds.empty() ? std::string("sample") : rule.kinds[0]);
+    auto facts = s.json->find("facts");
+    bool good = facts != s.json->end() && facts->is_object();
     const json given = good ? *facts : json::object();
     for (const auto& [name, v] : given.items()) {
       FactValue value;
       good = ValueOf(s.where, name, v, &value) && good;
       incident.facts[name] = value;
     }
-    auto expect = s.json.find("expect");
-    if (!good || expect == s.json.end() || !expect->is_boolean()) {
+    auto expect = s.json->find("expect");
+    if (!good || expect == s.json->end() || !expect->is_boolean()) {
       if (good) Fail(s.where, "sample needs \"facts\": {...} and \"expect\": true or false", "");
       continue;
     }
@@ -164,8 +166,8 @@ void SampleChecker::CheckCause(const CauseRule& rule) {
            "fix 'when' or the sample's facts");
       continue;
     }
-    auto summary = s.json.find("summary");
-    if (summary != s.json.end() && fired) {
+    auto summary = s.json->find("summary");
+    if (summary != s.json->end() && fired) {
       std::string text;
       bool rendered = false;
       for (const auto& line : rule.summary) {

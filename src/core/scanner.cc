@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "core/analyze/correlate.h"
+#include "core/analyze/finish.h"
 #include "core/input/decompress.h"
 #include "core/analyze/decide.h"
 #include "core/analyze/derive.h"
@@ -189,22 +189,12 @@ Report Scanner::Finish() {
   std::vector<MemorySeries> series = s.series.Take();
   AttachSeries(series, &s.report.incidents);
   s.history.Attach(&s.report.incidents);
-  for (auto& incident : s.report.incidents) {
-    DeriveFacts(s.options.chip, &incident);
-    Decide(s.rules.data(), &incident);
-  }
   for (auto& growth : GrowthCandidates(series, s.report.incidents)) {  // kept when a rule explains it
     DeriveFacts(s.options.chip, &growth);
     Decide(s.rules.data(), &growth);
     if (growth.diagnosis.best.cause != "unknown") s.report.incidents.push_back(std::move(growth));
   }
-  std::stable_sort(s.report.incidents.begin(), s.report.incidents.end(),
-                   [](const Incident& a, const Incident& b) {
-                     if (a.first_input_index != b.first_input_index)
-                       return a.first_input_index < b.first_input_index;
-                     return a.first.line < b.first.line;
-                   });
-  Correlate(&s.report.incidents);
+  FinishIncidents(s.rules.data(), s.options.chip, &s.report.incidents);
   if (s.report.problems.size() > kMaxProblems) {
     s.dropped_problems += s.report.problems.size() - kMaxProblems;
     s.report.problems.resize(kMaxProblems);

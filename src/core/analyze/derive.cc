@@ -1,5 +1,6 @@
 #include "core/model/fact_values.h"
 #include "core/analyze/derive.h"
+#include "oomlens/chips.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,30 +15,10 @@
 namespace oomlens {
 namespace {
 
-constexpr int64_t kGiB = int64_t{1} << 30;
-
-struct Chip {
-  const char* name;
-  int64_t gib;  // memory of one device as the runtime sees it (a TPU v2/v3 core, a chip, a GPU)
-};
-
-// Public spec figures (DOMAIN.md section 9).
-constexpr Chip kChips[] = {
-    {"v2", 8},        {"v3", 16},       {"v4", 32},       {"v5e", 16},       {"v5litepod", 16},
-    {"v5p", 95},      {"v6e", 32},      {"tpu7x", 192},   {"v7x", 192},      {"v100-16", 16},
-    {"v100-32", 32},  {"v100", 32},     {"a100-40", 40},  {"a100-80", 80},   {"a100", 80},
-    {"h100", 80},     {"h200", 141},    {"b200", 192},
-};
-
-const FactValue* Find(const Facts& facts, const char* name) {
-  auto it = facts.find(name);
-  return it == facts.end() ? nullptr : &it->second;
-}
-
 // a / b as a ratio fact, when both are present and b is not zero.
 void Ratio(const Facts& facts, const char* a, const char* b, const char* name, Facts* derived) {
-  const FactValue* x = Find(facts, a);
-  const FactValue* y = Find(facts, b);
+  const FactValue* x = FactIn(facts, a);
+  const FactValue* y = FactIn(facts, b);
   if (x && y && y->integer != 0) (*derived)[name] = RatioValue(x->number / y->number);
 }
 
@@ -48,14 +29,14 @@ void DeriveFromAllocations(const std::vector<Allocation>& allocations, const Fac
   const Allocation* largest = nullptr;
   double padding = 0, padding_tolerance = 0, largest_padding = -1, expansion = 0;
   for (const auto& a : allocations) {
-    const FactValue* size = Find(a.fields, "size_bytes");
-    if (size && (!largest || size->integer > Find(largest->fields, "size_bytes")->integer)) largest = &a;
-    if (const FactValue* p = Find(a.fields, "padding_bytes")) {
+    const FactValue* size = FactIn(a.fields, "size_bytes");
+    if (size && (!largest || size->integer > FactIn(largest->fields, "size_bytes")->integer)) largest = &a;
+    if (const FactValue* p = FactIn(a.fields, "padding_bytes")) {
       padding += p->number;
       padding_tolerance += p->tolerance;
       largest_padding = std::max(largest_padding, p->number);
     }
-    if (const FactValue* e = Find(a.fields, "expansion")) expansion = std::max(expansion, e->number);
+    if (const FactValue* e = FactIn(a.fields, "expansion")) expansion = std::max(expansion, e->number);
   }
   if (largest_padding >= 0) {
     (*derived)["padding_total_bytes"] = SizeValue(padding, padding_tolerance);
@@ -63,18 +44,18 @@ void DeriveFromAllocations(const std::vector<Allocation>& allocations, const Fac
   }
   if (expansion > 0) (*derived)["max_expansion"] = RatioValue(expansion);
   if (!largest) return;
-  const FactValue& size = *Find(largest->fields, "size_bytes");
+  const FactValue& size = *FactIn(largest->fields, "size_bytes");
   (*derived)["largest_allocation_bytes"] = size;
-  const FactValue* limit = Find(facts, "limit_bytes");
+  const FactValue* limit = FactIn(facts, "limit_bytes");
   if (limit && limit->integer > 0) (*derived)["largest_allocation_ratio"] = RatioValue(size.number / limit->number);
   const std::pair<const char*, const char*> kText[] = {{"shape", "largest_allocation_shape"},
                                                         {"operator", "largest_allocation_operator"},
                                                         {"label", "largest_allocation_label"}};
   for (const auto& [field, name] : kText) {
-    if (const FactValue* v = Find(largest->fields, field)) (*derived)[name] = TextValue(v->text);
+    if (const FactValue* v = FactIn(largest->fields, field)) (*derived)[name] = TextValue(v->text);
   }
-  const FactValue* file = Find(largest->fields, "source_file");
-  const FactValue* line = Find(largest->fields, "source_line");
+  const FactValue* file = FactIn(largest->fields, "source_file");
+  const FactValue* line = FactIn(largest->fields, "source_line");
   if (file) (*derived)["largest_allocation_source"] = TextValue(file->text + (line ? ":" + line->text : ""));
 }
 
@@ -120,32 +101,32 @@ std::optional<double> TensorBytes(const std::string& shape, const std::string& d
 // Facts of GPU and framework allocators: what the allocator had left, what
 // other processes hold, what the caching allocator keeps unallocated.
 void DeriveAllocatorFacts(const Facts& facts, Facts* derived) {
-  const FactValue* shape = Find(facts, "shape");
-  const FactValue* dtype = Find(facts, "dtype");
+  const FactValue* shape = FactIn(facts, "shape");
+  const FactValue* dtype = FactIn(facts, "dtype");
   if (shape && dtype) {
     if (auto bytes = TensorBytes(shape->text, dtype->text)) (*derived)["tensor_bytes"] = SizeValue(*bytes, 0);
   }
-  const FactValue* limit = Find(facts, "limit_bytes");
-  const FactValue* in_use = Find(facts, "in_use_bytes");
+  const FactValue* limit = FactIn(facts, "limit_bytes");
+  const FactValue* in_use = FactIn(facts, "in_use_bytes");
   if (limit && in_use) {
     (*derived)["allocator_free_bytes"] =
         SizeValue(static_cast<double>(limit->integer - in_use->integer), limit->tolerance + in_use->tolerance);
   }
-  const FactValue* allocated = Find(facts, "allocated_bytes");
-  const FactValue* reserved = Find(facts, "reserved_bytes");
-  const FactValue* unallocated = Find(facts, "reserved_unallocated_bytes");
+  const FactValue* allocated = FactIn(facts, "allocated_bytes");
+  const FactValue* reserved = FactIn(facts, "reserved_bytes");
+  const FactValue* unallocated = FactIn(facts, "reserved_unallocated_bytes");
   if (unallocated) {
     (*derived)["cached_unallocated_bytes"] = *unallocated;
   } else if (allocated && reserved && reserved->integer >= allocated->integer) {
     (*derived)["cached_unallocated_bytes"] = SizeValue(static_cast<double>(reserved->integer - allocated->integer),
                                                       reserved->tolerance + allocated->tolerance);
   }
-  const FactValue* capacity = Find(facts, "capacity_bytes");
-  const FactValue* free = Find(facts, "free_bytes");
-  const FactValue* own = Find(facts, "process_used_bytes");
+  const FactValue* capacity = FactIn(facts, "capacity_bytes");
+  const FactValue* free = FactIn(facts, "free_bytes");
+  const FactValue* own = FactIn(facts, "process_used_bytes");
   double own_bytes = own ? own->number : -1, own_tolerance = own ? own->tolerance : 0;
   if (!own && allocated) {
-    const FactValue* cached = Find(*derived, "cached_unallocated_bytes");
+    const FactValue* cached = FactIn(*derived, "cached_unallocated_bytes");
     own_bytes = allocated->number + (cached ? cached->number : 0);
     own_tolerance = allocated->tolerance + (cached ? cached->tolerance : 0);
   }
@@ -164,28 +145,12 @@ void SummarizePrintedTotals(const Facts& facts, Facts* derived) {
       {"free_total_bytes", "free_chunks_bytes"},     {"free_block_count", "free_chunk_count"},
       {"largest_free_block_bytes", "largest_free_bytes"}};
   for (const auto& [summary, printed] : kSame) {
-    const FactValue* v = Find(facts, printed);
+    const FactValue* v = FactIn(facts, printed);
     if (v && !derived->count(summary)) (*derived)[summary] = *v;
   }
 }
 
 }  // namespace
-
-std::optional<int64_t> ChipCapacity(const std::string& chip) {
-  std::string lower;
-  for (char c : chip) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower.rfind("tpu-", 0) == 0) lower = lower.substr(4);
-  for (const auto& c : kChips) {
-    if (lower == c.name) return c.gib * kGiB;
-  }
-  return std::nullopt;
-}
-
-std::string KnownChips() {
-  std::string out;
-  for (const auto& c : kChips) out += (out.empty() ? "" : ", ") + std::string(c.name);
-  return out;
-}
 
 void DeriveFacts(const std::string& chip, Incident* incident) {
   Facts& facts = incident->facts;
@@ -199,16 +164,16 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   if (!chip.empty()) {
     facts.emplace("chip", TextValue(chip));
     auto capacity = ChipCapacity(chip);
-    if (capacity && !Find(facts, "capacity_bytes")) facts["capacity_bytes"] = SizeValue(*capacity, 0);
+    if (capacity && !FactIn(facts, "capacity_bytes")) facts["capacity_bytes"] = SizeValue(*capacity, 0);
   }
-  const FactValue* requested = Find(facts, "requested_bytes");
-  const FactValue* free = Find(facts, "free_bytes");
-  const FactValue* free_or_chunks = free ? free : Find(facts, "free_chunks_bytes");  // BFC dumps
-  if (!free_or_chunks) free_or_chunks = Find(derived, "free_total_bytes");            // block maps
-  const FactValue* capacity = Find(facts, "capacity_bytes");
-  const FactValue* largest = Find(facts, "largest_free_bytes");
-  if (!largest) largest = Find(facts, "reservable_bytes");
-  if (!largest) largest = Find(derived, "largest_free_block_bytes");
+  const FactValue* requested = FactIn(facts, "requested_bytes");
+  const FactValue* free = FactIn(facts, "free_bytes");
+  const FactValue* free_or_chunks = free ? free : FactIn(facts, "free_chunks_bytes");  // BFC dumps
+  if (!free_or_chunks) free_or_chunks = FactIn(derived, "free_total_bytes");            // block maps
+  const FactValue* capacity = FactIn(facts, "capacity_bytes");
+  const FactValue* largest = FactIn(facts, "largest_free_bytes");
+  if (!largest) largest = FactIn(facts, "reservable_bytes");
+  if (!largest) largest = FactIn(derived, "largest_free_block_bytes");
   if (largest) derived["largest_contiguous_bytes"] = *largest;
   if (requested && free) {
     derived["shortfall_bytes"] =
@@ -225,12 +190,12 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   Ratio(facts, "exceeded_by_bytes", "used_bytes", "overflow_ratio", &derived);
   Ratio(facts, "used_bytes", "limit_bytes", "usage_to_limit_ratio", &derived);
   Ratio(facts, "arguments_bytes", "limit_bytes", "arguments_ratio", &derived);
-  Ratio(facts, "hlo_temp_bytes", Find(facts, "used_bytes") ? "used_bytes" : "total_usage_bytes", "hlo_temp_ratio",
+  Ratio(facts, "hlo_temp_bytes", FactIn(facts, "used_bytes") ? "used_bytes" : "total_usage_bytes", "hlo_temp_ratio",
         &derived);
   DeriveFromAllocations(incident->allocations, facts, &derived);
   DeriveAllocatorFacts(facts, &derived);
   if (!derived.count("largest_contiguous_bytes")) {
-    const FactValue* reported = Find(facts, "reported_largest_free_bytes");
+    const FactValue* reported = FactIn(facts, "reported_largest_free_bytes");
     if (reported && reported->integer > 0) derived["largest_contiguous_bytes"] = *reported;  // 0 is not trusted
   }
 }

@@ -14,10 +14,6 @@ namespace {
 constexpr uint64_t kMinSamplesToAttach = 3;
 constexpr uint64_t kMinSamplesAlone = 5;
 
-const FactValue* Find(const Facts& facts, const char* name) {
-  auto it = facts.find(name);
-  return it == facts.end() ? nullptr : &it->second;
-}
 
 int64_t Growth(const MemorySeries& s) {
   return s.points.empty() ? 0 : s.points.back().bytes - s.points.front().bytes;
@@ -41,23 +37,6 @@ double Slope(const MemorySeries& s, uint64_t stride) {
 
 }  // namespace
 
-Figure FigureOf(const Event& event) {
-  Figure figure;
-  figure.series = event.series_sample;
-  figure.title = event.title;
-  figure.activity = event.activity;
-  figure.input = &event.where.input;
-  figure.input_index = event.input_index;
-  figure.line = event.where.line;
-  figure.host = event.host;
-  figure.time_seconds = event.time_seconds;
-  figure.used = Find(event.facts, "sample_used_bytes");
-  figure.limit = Find(event.facts, "sample_limit_bytes");
-  figure.key = Find(event.facts, "sample_key");
-  figure.program = Find(event.facts, "program");
-  return figure;
-}
-
 void SeriesCollector::Add(const Figure& figure) {
   if (!figure.used) return;
   AddPoint(figure, figure.title, figure.key ? std::string_view(figure.key->text) : std::string_view(),
@@ -66,10 +45,10 @@ void SeriesCollector::Add(const Figure& figure) {
 
 void SeriesCollector::AddOom(const Event& event) {
   for (const char* name : {"used_bytes", "allocated_bytes", "in_use_bytes"}) {
-    const FactValue* used = Find(event.facts, name);
+    const FactValue* used = FactIn(event.facts, name);
     if (!used) continue;
-    const FactValue* limit = Find(event.facts, "limit_bytes");
-    if (!limit) limit = Find(event.facts, "capacity_bytes");
+    const FactValue* limit = FactIn(event.facts, "limit_bytes");
+    if (!limit) limit = FactIn(event.facts, "capacity_bytes");
     AddPoint(FigureOf(event), "memory in use at each " + event.kind + " failure", "", used->integer,
              limit ? limit->integer : -1);
     return;

@@ -1,3 +1,4 @@
+#include "core/model/fact_values.h"
 #include "oomlens/diff.h"
 
 #include <algorithm>
@@ -10,13 +11,9 @@
 namespace oomlens {
 namespace {
 
-const FactValue* Find(const Facts& facts, const char* name) {
-  auto it = facts.find(name);
-  return it == facts.end() ? nullptr : &it->second;
-}
 
 std::string Text(const Facts& facts, const char* name) {
-  const FactValue* v = Find(facts, name);
+  const FactValue* v = FactIn(facts, name);
   return v ? v->text : "";
 }
 

@@ -7,11 +7,18 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "oomlens/facts.h"
 #include "oomlens/size.h"
 
 namespace oomlens {
+
+/// The value of the fact named name in facts, or null when it is absent.
+inline const FactValue* FactIn(const Facts& facts, std::string_view name) {
+  auto it = facts.find(std::string(name));
+  return it == facts.end() ? nullptr : &it->second;
+}
 
 inline FactValue SizeValue(double bytes, double tolerance = 0) {
   FactValue v;

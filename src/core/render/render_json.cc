@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/render/render_json.h"
+#include "core/model/hash.h"
 #include "oomlens/render.h"
 
 namespace oomlens {
@@ -111,21 +112,12 @@ std::string Fingerprint(const Incident& i) {
     auto it = i.facts.find(name);
     key += "|" + (it == i.facts.end() ? std::string() : it->second.text);
   }
-  uint64_t hash = 1469598103934665603ull;  // FNV-1a, 64 bits
-  for (unsigned char c : key) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(hash));
-  return buf;
+  return Fnv1a().Add(key).Hex();
 }
 
 std::string Dump(const ojson& j, int indent) {
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
-
-const char* Version() { return OOMLENS_VERSION; }
 
 void RenderJson(const Report& report, std::ostream& out) {
   ojson doc;

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "core/rules/expr.h"
 #include "core/rules/prefilter.h"
@@ -49,7 +49,7 @@ struct ItemSpec {
 
 /// A sample carried by a signature or a rule, with where it was written.
 struct Sample {
-  nlohmann::json json;
+  std::shared_ptr<const nlohmann::json> json;  // as written; only the checker reads it
   std::string where;  // file:line:col
 };
 

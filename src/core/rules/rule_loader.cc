@@ -11,6 +11,7 @@
 
 #include <re2/re2.h>
 
+#include "core/model/hash.h"
 #include "core/rules/doc_loader.h"
 #include "core/rules/embedded_rules.h"
 #include "core/rules/signature_patterns.h"
@@ -181,7 +182,7 @@ void DocLoader::Samples(const json& obj, const std::string& ptr, std::vector<Sam
   const json* it = List(obj, "samples", ptr);
   for (size_t i = 0; it && i < it->size(); ++i) {
     std::string p = ptr + "/samples/" + std::to_string(i);
-    out->push_back(Sample{(*it)[i], name_ + ":" + locator_.Where(p)});
+    out->push_back(Sample{std::make_shared<const json>((*it)[i]), name_ + ":" + locator_.Where(p)});
   }
 }
 
@@ -282,18 +283,9 @@ bool RuleSet::LoadBuiltin(std::vector<Problem>* problems) {
 }
 
 std::string BuiltinRulesVersion() {
-  uint64_t hash = 1469598103934665603ull;  // FNV-1a over every file's name and text
-  for (const auto& file : EmbeddedRuleFiles()) {
-    for (std::string_view part : {file.name, file.text}) {
-      for (unsigned char c : part) {
-        hash ^= c;
-        hash *= 1099511628211ull;
-      }
-    }
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%08llx", static_cast<unsigned long long>(hash >> 32));
-  return buf;
+  Fnv1a hash;  // over every file's name and text
+  for (const auto& file : EmbeddedRuleFiles()) hash.Add(file.name).Add(file.text);
+  return hash.Hex(8);
 }
 
 bool RuleSet::LoadDirectory(const std::string& dir, std::vector<Problem>* problems) {

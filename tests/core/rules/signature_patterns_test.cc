@@ -53,7 +53,7 @@ TEST(MatchFacts, AnchoredAtThePrefixFindsWhatAnUnanchoredSearchFinds) {
   for (const auto& sig : rules.data().signatures) {
     for (const auto& pattern : sig.facts)
       if (!pattern.prefix.empty()) patterns.push_back(&pattern);
-    for (const auto& sample : sig.samples) samples.push_back(sample.json.value("text", ""));
+    for (const auto& sample : sig.samples) samples.push_back(sample.json->value("text", ""));
   }
   ASSERT_GT(patterns.size(), 20u);  // the fast path is common, not an oddity
   std::mt19937 rng(3);

@@ -116,7 +116,7 @@ TEST(SimplePattern, BuiltinPatternsItTakesAgreeWithRe2OnTheSamples) {
   ASSERT_TRUE(rules.LoadBuiltin(&problems));
   std::vector<std::string> texts;
   for (const auto& sig : rules.data().signatures)
-    for (const auto& sample : sig.samples) texts.push_back(sample.json.value("text", ""));
+    for (const auto& sample : sig.samples) texts.push_back(sample.json->value("text", ""));
   std::mt19937 rng(23);
   int taken = 0, patterns = 0;
   auto check = [&](const RE2& re, const SimplePattern* simple) {

@@ -1,0 +1,27 @@
+#include "core/analyze/finish.h"
+
+#include <algorithm>
+
+#include "core/analyze/correlate.h"
+#include "core/analyze/decide.h"
+#include "core/analyze/derive.h"
+
+namespace oomlens {
+
+bool FirstSeenBefore(const Incident& a, const Incident& b) {
+  if (a.first_input_index != b.first_input_index) return a.first_input_index < b.first_input_index;
+  return a.first.line < b.first.line;
+}
+
+void FinishIncidents(const RuleData& rules, const std::string& chip, std::vector<Incident>* incidents) {
+  for (auto& incident : *incidents) {
+    incident.consequence_of = 0;
+    incident.relation.clear();
+    DeriveFacts(chip, &incident);
+    Decide(rules, &incident);
+  }
+  std::stable_sort(incidents->begin(), incidents->end(), FirstSeenBefore);
+  Correlate(incidents);
+}
+
+}  // namespace oomlens

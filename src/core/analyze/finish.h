@@ -1,0 +1,23 @@
+// The end of a scan and of a merge, in one place: facts derived, causes decided,
+// incidents in report order, consequences marked.
+#ifndef OOMLENS_CORE_ANALYZE_FINISH_H_
+#define OOMLENS_CORE_ANALYZE_FINISH_H_
+
+#include <string>
+#include <vector>
+
+#include "core/rules/rule_data.h"
+#include "oomlens/report.h"
+
+namespace oomlens {
+
+/// The order of a report's incidents: the input they were first seen in, then the line.
+bool FirstSeenBefore(const Incident& a, const Incident& b);
+
+/// Derives every incident's facts (with the chip's memory when named), decides
+/// its cause with rules, orders them (FirstSeenBefore) and marks consequences.
+void FinishIncidents(const RuleData& rules, const std::string& chip, std::vector<Incident>* incidents);
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_CORE_ANALYZE_FINISH_H_

@@ -1,0 +1,135 @@
+// Reading a report written by RenderJson (schema version 1) back: merge and
+// diff take per-shard reports. Beside its writer, so the two change together.
+#include <nlohmann/json.hpp>
+
+#include "oomlens/render.h"
+
+namespace oomlens {
+namespace {
+
+using json = nlohmann::json;
+
+// Reads facts from "facts" (typed values) and "printed" (the text as logged).
+bool ReadFacts(const json& values, const json* printed, const FactInfo* (*find)(std::string_view), Facts* out,
+               std::string* error) {
+  for (const auto& [name, value] : values.items()) {
+    const FactInfo* info = find(name);
+    if (!info) continue;  // a fact of a newer oomlens: ignored, not fatal
+    FactValue fact;
+    std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+    if (printed && printed->contains(name) && (*printed)[name].is_string()) text = (*printed)[name].get<std::string>();
+    if (!MakeFact(*info, text, &fact, error)) {
+      if (!value.is_number()) return false;
+      fact = FactValue{};  // printed text unreadable: fall back to the exact number
+      if (!MakeFact(*info, value.dump(), &fact, error)) return false;
+    }
+    if ((info->type == FactType::kSize || info->type == FactType::kCount) && value.is_number_integer()) {
+      fact.integer = value.get<int64_t>();  // the number written is authoritative
+      fact.number = static_cast<double>(fact.integer);
+    }
+    (*out)[name] = fact;
+  }
+  return true;
+}
+
+bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* error) {
+  i->kind = j.value("kind", "");
+  i->code = j.value("code", "");
+  i->title = j.value("title", "");
+  i->occurrences = j.value("occurrences", uint64_t{1});
+  i->first.input = j["first"].value("input", "");
+  i->first.line = j["first"].value("line", uint64_t{0});
+  i->first_who = j["first"].value("who", "");
+  for (const auto& v : j.value("replicas", json::array())) i->replicas.insert(v.get<int64_t>());
+  for (const auto& v : j.value("partitions", json::array())) i->partitions.insert(v.get<int64_t>());
+  for (const auto& v : j.value("ranks", json::array())) i->ranks.insert(v.get<int64_t>());
+  for (const auto& v : j.value("hosts", json::array())) i->hosts.insert(v.get<std::string>());
+  for (const auto& v : j.value("devices", json::array())) i->devices.insert(v.get<std::string>());
+  json printed = j.value("printed", json::object());
+  if (!ReadFacts(j.value("facts", json::object()), &printed, FindFact, &i->facts, error)) return false;
+  for (const auto& a : j.value("allocations", json::array())) {
+    Allocation allocation;
+    if (!ReadFacts(a, nullptr, FindAllocationField, &allocation.fields, error)) return false;
+    i->allocations.push_back(std::move(allocation));
+  }
+  if (const auto series = j.find("series"); series != j.end() && series->is_object()) {
+    MemorySeries& s = i->series;
+    s.name = series->value("name", "");
+    s.key = series->value("key", "");
+    s.host = series->value("host", "");
+    s.samples = series->value("samples", uint64_t{0});
+    s.limit_bytes = series->value("limit_bytes", json(-1)).is_number() ? series->value("limit_bytes", int64_t{-1}) : -1;
+    s.first = Location{(*series)["first"].value("input", ""), (*series)["first"].value("line", uint64_t{0})};
+    s.last = Location{(*series)["last"].value("input", ""), (*series)["last"].value("line", uint64_t{0})};
+    auto seconds = [&series](const char* name) {
+      auto it = series->find(name);
+      return it != series->end() && it->is_number() ? it->get<double>() : -1.0;
+    };
+    s.first_seconds = seconds("first_seconds");
+    s.last_seconds = seconds("last_seconds");
+    for (const auto& p : series->value("points", json::array())) {
+      s.points.push_back(SeriesPoint{p.at(0).get<uint64_t>(), p.at(1).get<int64_t>()});
+    }
+  }
+  if (const auto history = j.find("history"); history != j.end() && history->is_object()) {
+    i->history.compiles = history->value("compiles", uint64_t{0});
+    i->history.first_compile_line = history->value("first_compile_line", uint64_t{0});
+    i->history.steps = history->value("steps", uint64_t{0});
+    i->history.last_step_line = history->value("last_step_line", uint64_t{0});
+  }
+  for (const auto& o : j.value("outliers", json::array())) {
+    Outlier outlier;
+    outlier.where = Location{o.value("input", ""), o.value("line", uint64_t{0})};
+    outlier.who = o.value("who", "");
+    outlier.differences = o.value("differences", std::vector<std::string>{});
+    i->outliers.push_back(std::move(outlier));
+  }
+  i->excerpt = j.value("excerpt", std::vector<std::string>{});
+  i->excerpt_total = j.value("excerpt_lines", uint64_t{i->excerpt.size()});
+  i->first_input_index = input_offset;
+  return true;
+}
+
+}  // namespace
+
+bool ParseJsonReport(std::string_view text, Report* report, std::string* error) {
+  json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    *error = "not a JSON document";
+    return false;
+  }
+  if (doc.value("schema_version", 0) != 1) {
+    *error = "not an oomlens report of schema version 1 (\"schema_version\" missing or different)";
+    return false;
+  }
+  try {
+    for (const auto& in : doc.value("inputs", json::array())) {
+      report->inputs.push_back(
+          InputSummary{in.value("name", ""), in.value("lines", uint64_t{0}), in.value("bytes", uint64_t{0}), in.value("ok", true)});
+    }
+    const json& incidents = doc.value("incidents", json::array());
+    for (size_t k = 0; k < incidents.size(); ++k) {
+      Incident incident;
+      const std::string input = incidents[k]["first"].value("input", "");
+      int index = 0;
+      for (size_t n = 0; n < report->inputs.size(); ++n)
+        if (report->inputs[n].name == input) index = static_cast<int>(n);
+      if (!ReadIncident(incidents[k], index, &incident, error)) {
+        *error = "/incidents/" + std::to_string(k) + ": " + *error;
+        return false;
+      }
+      report->incidents.push_back(std::move(incident));
+    }
+    for (const auto& p : doc.value("problems", json::array())) {
+      report->problems.push_back(Problem{p.value("severity", "") == "error" ? Problem::Severity::kError
+                                                                          : Problem::Severity::kWarning,
+                                         p.value("where", ""), p.value("message", ""), p.value("help", "")});
+    }
+  } catch (const json::exception& e) {
+    *error = std::string("malformed report: ") + e.what();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace oomlens
