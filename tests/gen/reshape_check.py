@@ -122,7 +122,7 @@ def main(argv):
         misses = []
         for name, text in cases:
             for seed in seeds:
-                shaped = summary(run(oomlens, reshape.reshape(text, shape, seed + sum(map(ord, name)))))
+                shaped = summary(run(oomlens, reshape.reshape(text, shape, seed + sum(map(ord, os.path.basename(name))))))
                 a, b, c, d, missing = compare(originals[name], shaped)
                 k_kept, k_all, f_kept, f_all = k_kept + a, k_all + b, f_kept + c, f_all + d
                 fp += bool(not originals[name] and shaped)
