@@ -54,25 +54,6 @@ struct MemorySeries {
   std::vector<SeriesPoint> points;
 };
 
-/// One OOM message, as recognised on one or more lines.
-struct Event {
-  std::string signature;  ///< id of the signature that recognised it
-  std::string kind;       ///< e.g. tpu_program_load
-  std::string code;       ///< e.g. E0101 (may be empty)
-  std::string title;
-  Facts facts;            ///< facts of kind kIdentity live in the fields below
-  std::string replica, partition, host, device, rank;  ///< empty when not printed
-  Location where;
-  int input_index = 0;
-  std::vector<std::string> excerpt;  ///< the message's lines as printed (the first ones)
-  uint64_t excerpt_total = 0;        ///< lines the message spanned
-  std::vector<Allocation> allocations;
-  std::vector<std::string> listings;  ///< ids of listing signatures (dumps) that joined it
-  bool series_sample = false;         ///< a memory figure of a series, not an OOM
-  std::string activity;               ///< "compile" or "step": a sign of progress, not an OOM
-  double time_seconds = -1;           ///< its line's timestamp, seconds into the year; -1: none
-};
-
 /// What the input shows of the failing program before the incident: it was
 /// compiled (or traced) and the job made progress, so it had loaded and run.
 struct ProgramHistory {

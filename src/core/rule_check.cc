@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/model/event.h"
 #include "core/analyze/decide.h"
 #include "core/analyze/derive.h"
 #include "core/recognize/recognizer.h"

@@ -1,3 +1,4 @@
+#include "core/rules/rule_data.h"
 #include "oomlens/scanner.h"
 
 #include <fcntl.h>
@@ -41,7 +42,7 @@ struct Scanner::State {
   State(const RuleSet& r, ScanOptions o)
       : rules(r),
         options(std::move(o)),
-        recognizer(r.data(), [this](Event&& e) { Route(std::move(e)); }, &report.problems) {
+        recognizer(RuleDataOf(r), [this](Event&& e) { Route(std::move(e)); }, &report.problems) {
     recognizer.set_figure_sink([this](const Figure& figure) { Take(figure); });
   }
 
@@ -123,7 +124,7 @@ bool Scanner::ScanFd(int fd, const std::string& name, const std::string& host) {
   if (state_->options.read_ahead && file_or_pipe && !::isatty(fd)) {
     std::atomic<bool> stop_reading{false};
     raw.StopWhen(state_->options.cancel, &stop_reading);
-    FigureReader figures(state_->rules.data(), state_->recognizer.shared_prefilter());
+    FigureReader figures(RuleDataOf(state_->rules), state_->recognizer.shared_prefilter());
     ReadAheadSource ahead(source.get(), &figures, state_->options.ahead_figures, state_->options.max_line_bytes,
                           &stop_reading);
     return state_->Scan(&ahead, name, host, &ahead);
@@ -191,10 +192,10 @@ Report Scanner::Finish() {
   s.history.Attach(&s.report.incidents);
   for (auto& growth : GrowthCandidates(series, s.report.incidents)) {  // kept when a rule explains it
     DeriveFacts(s.options.chip, &growth);
-    Decide(s.rules.data(), &growth);
+    Decide(RuleDataOf(s.rules), &growth);
     if (growth.diagnosis.best.cause != "unknown") s.report.incidents.push_back(std::move(growth));
   }
-  FinishIncidents(s.rules.data(), s.options.chip, &s.report.incidents);
+  FinishIncidents(RuleDataOf(s.rules), s.options.chip, &s.report.incidents);
   if (s.report.problems.size() > kMaxProblems) {
     s.dropped_problems += s.report.problems.size() - kMaxProblems;
     s.report.problems.resize(kMaxProblems);

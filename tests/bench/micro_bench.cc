@@ -156,7 +156,7 @@ BENCHMARK(BM_CleanLineWithoutPrefix);
 // One fact pattern with captures (the Memstats figure) on its line.
 void BM_FactPattern(benchmark::State& state) {
   const Signature* memstats = nullptr;
-  for (const auto& sig : Rules().data().signatures)
+  for (const auto& sig : RuleDataOf(Rules()).signatures)
     if (sig.id == "maxtext_memstats") memstats = &sig;
   if (!memstats) std::abort();
   const std::string line = "Memstats: step 17: Using (GB) 3.30 / 30.75 (12.0%) on TPU_1(process=0,(1,0,0,0))";
@@ -174,7 +174,7 @@ void BM_SignatureMatching(benchmark::State& state) {
   std::string text;
   for (int i = 0; i < 64; ++i) text += kSeed;
   std::vector<Problem> problems;
-  for (auto _ : state) benchmark::DoNotOptimize(RecognizeText(Rules().data(), text, false, &problems).size());
+  for (auto _ : state) benchmark::DoNotOptimize(RecognizeText(RuleDataOf(Rules()), text, false, &problems).size());
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
   state.SetItemsProcessed(state.iterations() * 64);
 }
@@ -214,7 +214,7 @@ void BM_RuleEvaluation(benchmark::State& state) {
   if (report.incidents.empty()) std::abort();
   Incident incident = report.incidents.front();
   for (auto _ : state) {
-    Decide(Rules().data(), &incident);
+    Decide(RuleDataOf(Rules()), &incident);
     benchmark::DoNotOptimize(incident.diagnosis.best.cause.size());
   }
   state.SetItemsProcessed(state.iterations());

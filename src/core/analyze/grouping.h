@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model/event.h"
 #include "oomlens/report.h"
 
 namespace oomlens {

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/model/event.h"
 #include "core/model/figure.h"
 #include "oomlens/report.h"
 

@@ -1,3 +1,5 @@
+#include "core/rules/rule_data.h"
+#include "core/model/event.h"
 #include "oomlens/merge.h"
 
 #include <algorithm>
@@ -41,7 +43,7 @@ Report MergeReports(std::vector<Report> parts, const RuleSet& rules, const std::
       }
     }
   }
-  FinishIncidents(rules.data(), chip, &merged.incidents);
+  FinishIncidents(RuleDataOf(rules), chip, &merged.incidents);
   return merged;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/model/event.h"
 #include "oomlens/report.h"
 
 namespace oomlens {

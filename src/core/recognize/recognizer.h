@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model/event.h"
 #include "core/model/figure.h"
 #include "core/recognize/figure_reader.h"
 #include "core/input/line_cleaner.h"

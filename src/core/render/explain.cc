@@ -37,7 +37,7 @@ void ExplainCauses(const RuleData& data, const std::set<std::string>& kinds, con
 }  // namespace
 
 bool RenderExplanation(const RuleSet& rules, const std::string& topic, std::ostream& out) {
-  const RuleData& data = rules.data();
+  const RuleData& data = RuleDataOf(rules);
   std::set<std::string> kinds;
   std::string code = Upper(topic);
   for (const auto& sig : data.signatures) {

@@ -14,6 +14,7 @@
 #include "core/rules/simple_pattern.h"
 #include "core/rules/template.h"
 #include "oomlens/facts.h"
+#include "oomlens/rules.h"
 
 namespace re2 {
 class RE2;
@@ -120,6 +121,9 @@ struct RuleData {
   std::vector<std::string> literals;  // union of all signatures' literals
   std::shared_ptr<const Prefilter> prefilter;  // built from literals after every load
 };
+
+/// The compiled rules a RuleSet holds: for the core's stages, not the public API.
+const RuleData& RuleDataOf(const RuleSet& rules);
 
 }  // namespace oomlens
 

@@ -331,6 +331,8 @@ bool RuleSet::LoadDirectory(const std::string& dir, std::vector<Problem>* proble
 
 std::vector<std::string> RuleSet::Literals() const { return data_->literals; }
 
+const RuleData& RuleDataOf(const RuleSet& rules) { return *rules.data_; }
+
 std::vector<RuleEntry> RuleSet::List() const {
   std::vector<RuleEntry> out;
   for (const auto& s : data_->signatures) out.push_back({"signature", s.id, s.kind, s.file});

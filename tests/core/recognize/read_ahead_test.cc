@@ -1,6 +1,7 @@
 // Reading ahead on a second thread must not change a report: every bundled log,
 // and logs built to put literals across chunk boundaries, in very long lines and
 // on a last line without a newline, scanned both ways.
+#include "core/rules/rule_data.h"
 #include "core/recognize/read_ahead.h"
 
 #include <gtest/gtest.h>
@@ -153,7 +154,7 @@ TEST_F(ReadAheadTest, HoldsAFewChunksWhateverTheLineLength) {
   text += std::string(40 * ReadAheadSource::kChunk, 'x') + "\n";  // one line, cut by the reader at 4 MiB
   text += "Memstats: step 2: Using (GB) 3.40 / 30.75 (11.0%) on TPU_1(process=0,(1,0,0,0))\n";
   StringSource source(text);
-  FigureReader figures(rules_.data(), std::make_shared<const Prefilter>(rules_.Literals()));
+  FigureReader figures(RuleDataOf(rules_), std::make_shared<const Prefilter>(rules_.Literals()));
   ReadAheadSource ahead(&source, &figures, ScanOptions::AheadFigures::kAlways);
   LineReader reader(&ahead);
   Line line;
@@ -173,7 +174,7 @@ TEST_F(ReadAheadTest, TheSecondThreadReadsFigureLinesForTheScanner) {
   text += "Memstats: step 1: Using (GB) 3.30 / 30.75 (11.0%) on TPU_1(process=0,(1,0,0,0))\n";
   text += "E1130 12:00:01.000000  77 tpu.cc:1] RESOURCE_EXHAUSTED: Attempting to reserve 29.49G at the bottom of memory.\n";
   StringSource source(text);
-  FigureReader figures(rules_.data(), std::make_shared<const Prefilter>(rules_.Literals()));
+  FigureReader figures(RuleDataOf(rules_), std::make_shared<const Prefilter>(rules_.Literals()));
   ReadAheadSource ahead(&source, &figures, ScanOptions::AheadFigures::kAlways);
   LineReader reader(&ahead);
   std::vector<uint64_t> candidates;

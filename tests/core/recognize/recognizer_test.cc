@@ -1,3 +1,5 @@
+#include "core/rules/rule_data.h"
+#include "core/model/event.h"
 #include "core/recognize/recognizer.h"
 
 #include <gtest/gtest.h>
@@ -15,7 +17,7 @@ class RecognizerTest : public ::testing::Test {
   }
   std::vector<Event> Recognize(const std::string& text) {
     problems_.clear();
-    return RecognizeText(rules_.data(), text, /*emit_annotations=*/false, &problems_);
+    return RecognizeText(RuleDataOf(rules_), text, /*emit_annotations=*/false, &problems_);
   }
   static std::string Fact(const Event& e, const std::string& name) {
     auto it = e.facts.find(name);

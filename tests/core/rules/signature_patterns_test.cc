@@ -50,7 +50,7 @@ TEST(MatchFacts, AnchoredAtThePrefixFindsWhatAnUnanchoredSearchFinds) {
   ASSERT_TRUE(rules.LoadBuiltin(&problems));
   std::vector<const FactPattern*> patterns;
   std::vector<std::string> samples;
-  for (const auto& sig : rules.data().signatures) {
+  for (const auto& sig : RuleDataOf(rules).signatures) {
     for (const auto& pattern : sig.facts)
       if (!pattern.prefix.empty()) patterns.push_back(&pattern);
     for (const auto& sample : sig.samples) samples.push_back(sample.json->value("text", ""));

@@ -115,7 +115,7 @@ TEST(SimplePattern, BuiltinPatternsItTakesAgreeWithRe2OnTheSamples) {
   std::vector<Problem> problems;
   ASSERT_TRUE(rules.LoadBuiltin(&problems));
   std::vector<std::string> texts;
-  for (const auto& sig : rules.data().signatures)
+  for (const auto& sig : RuleDataOf(rules).signatures)
     for (const auto& sample : sig.samples) texts.push_back(sample.json->value("text", ""));
   std::mt19937 rng(23);
   int taken = 0, patterns = 0;
@@ -129,7 +129,7 @@ TEST(SimplePattern, BuiltinPatternsItTakesAgreeWithRe2OnTheSamples) {
       ASSERT_TRUE(SameAsRe2(*simple, re, cut, 0));
     }
   };
-  for (const auto& sig : rules.data().signatures) {
+  for (const auto& sig : RuleDataOf(rules).signatures) {
     if (sig.start) check(*sig.start, sig.start_simple.get());
     for (const auto& pattern : sig.facts) check(*pattern.re, pattern.simple.get());
   }
