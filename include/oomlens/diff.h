@@ -25,14 +25,16 @@ struct FactChange {
 
 /// A listed allocation of either run, matched by operator/label/owner and shape.
 struct AllocationChange {
+  enum class Status { kNew, kGone, kGrew, kShrank, kPadding };
   std::string key;
-  std::string status;  ///< "new", "gone", "grew", "shrank"
+  Status status = Status::kNew;
   int64_t before_bytes = -1, after_bytes = -1;      ///< -1: not listed in that run
   int64_t before_padding = -1, after_padding = -1;  ///< -1: not printed
 };
 
 struct IncidentDiff {
-  std::string status;  ///< "appeared", "vanished", "changed", "same"
+  enum class Status { kAppeared, kChanged, kVanished, kSame };  ///< in report order
+  Status status = Status::kSame;
   std::string kind, code, title, program;
   std::string before_cause, after_cause;  ///< empty on the side it is absent from
   uint64_t before_occurrences = 0, after_occurrences = 0;
@@ -51,6 +53,11 @@ struct ReportDiff {
 /// share them) and compares them.
 ReportDiff DiffReports(const Report& before, const Report& after, const std::string& before_name,
                        const std::string& after_name);
+
+/// "new", "gone", "grew", "shrank", "padding".
+const char* StatusName(AllocationChange::Status status);
+/// "appeared", "changed", "vanished", "same".
+const char* StatusName(IncidentDiff::Status status);
 
 /// "+1.51G (+5%)" between two sizes, or "" when either is missing.
 std::string FormatChange(const FactValue& before, const FactValue& after);

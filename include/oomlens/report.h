@@ -27,7 +27,8 @@ struct Allocation {
 /// Listed allocations that share an owner, a label, or one identical shape and
 /// size (many identical live buffers: references kept alive).
 struct AllocationGroup {
-  std::string by;   ///< "owner", "label" or "identical"
+  enum class By { kOwner, kLabel, kIdentical };
+  By by = By::kOwner;
   std::string key;  ///< the owner, the label, or "shape, size"
   int64_t count = 0;
   int64_t bytes = 0;
@@ -134,6 +135,9 @@ struct Report {
   std::vector<Problem> problems;
   bool interrupted = false;  ///< the scan was cancelled before the end of its inputs
 };
+
+/// "owner", "label" or "identical": a group's kind as reports name it.
+const char* GroupByName(AllocationGroup::By by);
 
 /// Formats a problem as "where: message (help: ...)".
 std::string FormatProblem(const Problem& p);

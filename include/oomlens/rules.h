@@ -23,11 +23,15 @@ struct RuleData;
 
 /// One entry of `oomlens rules list`.
 struct RuleEntry {
-  std::string type;  ///< "signature" or "cause"
+  enum class Type { kSignature, kCause };
+  Type type = Type::kSignature;
   std::string id;
   std::string what;  ///< the kind (signatures) or cause id (cause rules)
   std::string file;
 };
+
+/// "signature" or "cause", as `oomlens rules list` prints a rule's type.
+const char* RuleTypeName(RuleEntry::Type type);
 
 class RuleSet {
  public:

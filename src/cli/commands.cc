@@ -283,7 +283,7 @@ int RunDiff(const Options& o, std::ostream& out, std::ostream& err) {
   out.flush();
   if (!out) return kExitBrokenPipe;
   bool appeared = std::any_of(diff.incidents.begin(), diff.incidents.end(),
-                              [](const IncidentDiff& d) { return d.status == "appeared"; });
+                              [](const IncidentDiff& d) { return d.status == IncidentDiff::Status::kAppeared; });
   return appeared ? kExitOomFound : kExitNoOom;
 }
 
@@ -291,7 +291,7 @@ int RunRulesList(const Options& o, std::ostream& out, std::ostream& err) {
   RuleSet rules;
   bool ok = LoadRulesAndSay(o, &rules, err);
   for (const auto& e : rules.List()) {
-    out << e.type << "\t" << e.id << "\t" << e.what << "\t" << e.file << "\n";
+    out << RuleTypeName(e.type) << "\t" << e.id << "\t" << e.what << "\t" << e.file << "\n";
   }
   return ok ? kExitNoOom : kExitError;
 }
@@ -303,7 +303,7 @@ int RunRulesCheck(const Options& o, std::ostream& out, std::ostream& err) {
   ok = rules.CheckSamples(&problems) && ok;
   PrintProblems(problems, false, err);
   size_t signatures = 0, causes = 0;
-  for (const auto& e : rules.List()) (e.type == "signature" ? signatures : causes)++;
+  for (const auto& e : rules.List()) (e.type == RuleEntry::Type::kSignature ? signatures : causes)++;
   if (!ok) {
     size_t errors = 0;
     for (const auto& p : problems) errors += p.severity == Problem::Severity::kError;

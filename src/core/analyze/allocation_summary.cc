@@ -29,7 +29,7 @@ struct Tally {
 };
 
 // The largest tallies (by bytes, then key), as groups with their share of total.
-void KeepLargest(const char* by, const std::map<std::string, Tally>& tallies, int64_t min_count, int64_t total,
+void KeepLargest(AllocationGroup::By by, const std::map<std::string, Tally>& tallies, int64_t min_count, int64_t total,
                  std::vector<AllocationGroup>* groups) {
   std::vector<AllocationGroup> all;
   for (const auto& [key, t] : tallies) {
@@ -43,7 +43,7 @@ void KeepLargest(const char* by, const std::map<std::string, Tally>& tallies, in
   groups->insert(groups->end(), all.begin(), all.end());
 }
 
-const AllocationGroup* First(const std::vector<AllocationGroup>& groups, const std::string& by) {
+const AllocationGroup* First(const std::vector<AllocationGroup>& groups, AllocationGroup::By by) {
   for (const auto& g : groups)
     if (g.by == by) return &g;
   return nullptr;
@@ -55,8 +55,8 @@ const AllocationGroup* First(const std::vector<AllocationGroup>& groups, const s
 const AllocationGroup* MostSuspicious(const std::vector<AllocationGroup>& groups) {
   const int64_t kManyCopies = 8;
   for (const auto& g : groups)
-    if (g.by == "identical" && g.count >= kManyCopies) return &g;
-  return First(groups, "identical");
+    if (g.by == AllocationGroup::By::kIdentical && g.count >= kManyCopies) return &g;
+  return First(groups, AllocationGroup::By::kIdentical);
 }
 
 }  // namespace
@@ -120,10 +120,10 @@ void SummarizeAllocations(const std::vector<Allocation>& allocations, Facts* der
     (*derived)["free_block_count"] = CountValue(free.count);
     (*derived)["largest_free_block_bytes"] = SizeValue(static_cast<double>(largest_free));
   }
-  KeepLargest("owner", owners, 1, allocated.bytes, groups);
-  KeepLargest("label", labels, 2, allocated.bytes, groups);
-  KeepLargest("identical", identical, 2, allocated.bytes, groups);
-  if (const AllocationGroup* top = First(*groups, "owner")) {
+  KeepLargest(AllocationGroup::By::kOwner, owners, 1, allocated.bytes, groups);
+  KeepLargest(AllocationGroup::By::kLabel, labels, 2, allocated.bytes, groups);
+  KeepLargest(AllocationGroup::By::kIdentical, identical, 2, allocated.bytes, groups);
+  if (const AllocationGroup* top = First(*groups, AllocationGroup::By::kOwner)) {
     (*derived)["top_owner"] = TextValue(top->key);
     (*derived)["top_owner_bytes"] = SizeValue(static_cast<double>(top->bytes));
     (*derived)["top_owner_share"] = RatioValue(top->share);

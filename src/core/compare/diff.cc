@@ -104,11 +104,12 @@ std::vector<AllocationChange> CompareAllocations(const Incident& a, const Incide
   auto tallies = Tally(b.allocations, false, Tally(a.allocations, true, {}));
   std::vector<AllocationChange> out;
   for (auto& [key, c] : tallies) {
-    if (c.before_bytes < 0) c.status = "new";
-    else if (c.after_bytes < 0) c.status = "gone";
-    else if (c.after_bytes > c.before_bytes) c.status = "grew";
-    else if (c.after_bytes < c.before_bytes) c.status = "shrank";
-    else if (c.after_padding != c.before_padding) c.status = "padding";
+    using Status = AllocationChange::Status;
+    if (c.before_bytes < 0) c.status = Status::kNew;
+    else if (c.after_bytes < 0) c.status = Status::kGone;
+    else if (c.after_bytes > c.before_bytes) c.status = Status::kGrew;
+    else if (c.after_bytes < c.before_bytes) c.status = Status::kShrank;
+    else if (c.after_padding != c.before_padding) c.status = Status::kPadding;
     else continue;
     out.push_back(std::move(c));
   }
@@ -118,7 +119,7 @@ std::vector<AllocationChange> CompareAllocations(const Incident& a, const Incide
   return out;
 }
 
-IncidentDiff Describe(const Incident& i, const char* status, bool before) {
+IncidentDiff Describe(const Incident& i, IncidentDiff::Status status, bool before) {
   IncidentDiff d;
   d.status = status;
   d.kind = i.kind;
@@ -131,14 +132,17 @@ IncidentDiff Describe(const Incident& i, const char* status, bool before) {
   return d;
 }
 
-int StatusOrder(const std::string& status) {
-  static const char* const kOrder[] = {"appeared", "changed", "vanished", "same"};
-  for (int k = 0; k < 4; ++k)
-    if (status == kOrder[k]) return k;
-  return 4;
+}  // namespace
+
+const char* StatusName(AllocationChange::Status status) {
+  static const char* const kNames[] = {"new", "gone", "grew", "shrank", "padding"};
+  return kNames[static_cast<int>(status)];
 }
 
-}  // namespace
+const char* StatusName(IncidentDiff::Status status) {
+  static const char* const kNames[] = {"appeared", "changed", "vanished", "same"};
+  return kNames[static_cast<int>(status)];
+}
 
 std::string FormatChange(const FactValue& before, const FactValue& after) {
   double delta = static_cast<double>(after.integer - before.integer);
@@ -167,26 +171,26 @@ ReportDiff DiffReports(const Report& before, const Report& after, const std::str
       if (!used[k] && MatchKey(after.incidents[k]) == MatchKey(a)) match = k;
     }
     if (match == after.incidents.size()) {
-      diff.incidents.push_back(Describe(a, "vanished", true));
+      diff.incidents.push_back(Describe(a, IncidentDiff::Status::kVanished, true));
       continue;
     }
     used[match] = true;
     const Incident& b = after.incidents[match];
-    IncidentDiff d = Describe(a, "same", true);
+    IncidentDiff d = Describe(a, IncidentDiff::Status::kSame, true);
     d.after_cause = b.diagnosis.best.cause;
     d.after_occurrences = b.occurrences;
     d.after_first = b.first;
     d.facts = CompareFacts(a, b);
     d.allocations = CompareAllocations(a, b);
     bool changed = !d.facts.empty() || !d.allocations.empty() || d.before_cause != d.after_cause;
-    d.status = changed ? "changed" : "same";
+    d.status = changed ? IncidentDiff::Status::kChanged : IncidentDiff::Status::kSame;
     diff.incidents.push_back(std::move(d));
   }
   for (size_t k = 0; k < after.incidents.size(); ++k) {
-    if (!used[k]) diff.incidents.push_back(Describe(after.incidents[k], "appeared", false));
+    if (!used[k]) diff.incidents.push_back(Describe(after.incidents[k], IncidentDiff::Status::kAppeared, false));
   }
   std::stable_sort(diff.incidents.begin(), diff.incidents.end(), [](const IncidentDiff& x, const IncidentDiff& y) {
-    return StatusOrder(x.status) < StatusOrder(y.status);
+    return x.status < y.status;  // the enum is in report order
   });
   return diff;
 }

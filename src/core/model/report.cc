@@ -8,4 +8,13 @@ std::string FormatProblem(const Problem& p) {
   return out;
 }
 
+const char* GroupByName(AllocationGroup::By by) {
+  switch (by) {
+    case AllocationGroup::By::kOwner: return "owner";
+    case AllocationGroup::By::kLabel: return "label";
+    case AllocationGroup::By::kIdentical: return "identical";
+  }
+  return "owner";
+}
+
 }  // namespace oomlens

@@ -48,7 +48,7 @@ void RenderChanges(const IncidentDiff& d, std::ostream& out) {
   }
   for (size_t k = 0; k < d.allocations.size() && k < kAllocationsShown; ++k) {
     const AllocationChange& a = d.allocations[k];
-    out << "      allocation         " << a.status << " " << Bytes(a.before_bytes) << " -> " << Bytes(a.after_bytes);
+    out << "      allocation         " << StatusName(a.status) << " " << Bytes(a.before_bytes) << " -> " << Bytes(a.after_bytes);
     if (a.before_padding != a.after_padding) {
       out << " (padding " << Bytes(a.before_padding) << " -> " << Bytes(a.after_padding) << ")";
     }
@@ -79,7 +79,7 @@ void RenderDiffText(const ReportDiff& diff, std::ostream& out) {
       << diff.after_incidents << " incident" << (diff.after_incidents == 1 ? "" : "s") << ")\n";
   if (diff.incidents.empty()) out << "  no incident in either run\n";
   for (const auto& d : diff.incidents) {
-    std::string status = d.status;
+    std::string status = StatusName(d.status);
     status.resize(10, ' ');
     const Location& where = d.after_first.input.empty() ? d.before_first : d.after_first;
     out << "  " << status << Printable(Head(d)) << "  (" << Printable(Where(where)) << ")\n";
@@ -100,11 +100,11 @@ void RenderDiffJson(const ReportDiff& diff, std::ostream& out) {
                        {"after", FactJson(c.in_after, c.after)}});
     }
     for (const auto& a : d.allocations) {
-      allocations.push_back({{"key", a.key}, {"status", a.status}, {"before_bytes", BytesJson(a.before_bytes)},
+      allocations.push_back({{"key", a.key}, {"status", StatusName(a.status)}, {"before_bytes", BytesJson(a.before_bytes)},
                              {"after_bytes", BytesJson(a.after_bytes)}, {"before_padding", BytesJson(a.before_padding)},
                              {"after_padding", BytesJson(a.after_padding)}});
     }
-    incidents.push_back({{"status", d.status}, {"kind", d.kind}, {"code", d.code}, {"title", d.title},
+    incidents.push_back({{"status", StatusName(d.status)}, {"kind", d.kind}, {"code", d.code}, {"title", d.title},
                          {"program", d.program},
                          {"cause", {{"before", d.before_cause}, {"after", d.after_cause}}},
                          {"occurrences", {{"before", d.before_occurrences}, {"after", d.after_occurrences}}},

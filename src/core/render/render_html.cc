@@ -128,7 +128,7 @@ std::string GroupsTable(const Incident& i) {
   for (const auto& g : i.allocation_groups) {
     char share[16];
     std::snprintf(share, sizeof share, "%.0f%%", 100 * g.share);
-    out << "<tr><td>" << HtmlEscape(g.by) << "</td><td>" << HtmlEscape(g.key) << "</td><td>" << g.count << "</td><td>"
+    out << "<tr><td>" << GroupByName(g.by) << "</td><td>" << HtmlEscape(g.key) << "</td><td>" << g.count << "</td><td>"
         << FormatSize(g.bytes) << "</td><td>" << share << "</td></tr>";
   }
   out << "</table>";

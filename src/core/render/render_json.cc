@@ -84,7 +84,7 @@ ojson IncidentJson(const Incident& i) {
   j["allocations"] = allocations;
   ojson groups = ojson::array();
   for (const auto& g : i.allocation_groups) {
-    groups.push_back({{"by", g.by}, {"key", g.key}, {"count", g.count}, {"bytes", g.bytes}, {"share", g.share}});
+    groups.push_back({{"by", GroupByName(g.by)}, {"key", g.key}, {"count", g.count}, {"bytes", g.bytes}, {"share", g.share}});
   }
   j["allocation_groups"] = groups;
   j["series"] = SeriesJson(i.series);

@@ -161,13 +161,13 @@ std::string AllocationsHead(const Incident& i) {
 // One line per kind of group: the three largest owners, labels, identical buffers.
 void RenderGroups(const Incident& i, const Style& style, std::ostream& out) {
   const size_t kShown = 3;
-  for (const char* by : {"owner", "label", "identical"}) {
+  for (auto by : {AllocationGroup::By::kOwner, AllocationGroup::By::kLabel, AllocationGroup::By::kIdentical}) {
     std::vector<std::string> parts;
     size_t total = 0;
     for (const auto& g : i.allocation_groups) {
       if (g.by != by || ++total > kShown) continue;
       std::string key = g.key.size() > 60 ? g.key.substr(0, 57) + "..." : g.key;
-      if (std::string(by) == "identical") {
+      if (by == AllocationGroup::By::kIdentical) {
         parts.push_back(std::to_string(g.count) + " x " + key + " = " + FormatSize(g.bytes) + " (" + Pct(g.share) + " of listed)");
       } else {
         parts.push_back(key + " " + FormatSize(g.bytes) + " (" + Pct(g.share) + ", " + std::to_string(g.count) + ")");
@@ -175,7 +175,7 @@ void RenderGroups(const Incident& i, const Style& style, std::ostream& out) {
     }
     if (parts.empty()) continue;
     if (total > kShown) parts.push_back(total < kGroupsKept ? std::to_string(total - kShown) + " more" : "more");
-    std::string label = std::string(by) == "identical" ? "identical " : std::string(by) + "s    ";
+    std::string label = by == AllocationGroup::By::kIdentical ? "identical " : std::string(GroupByName(by)) + "s    ";
     std::string line;
     for (const auto& p : parts) line += (line.empty() ? "" : " · ") + p;
     out << "      " << style.Dim(label) << Printable(line) << "\n";

@@ -331,12 +331,14 @@ bool RuleSet::LoadDirectory(const std::string& dir, std::vector<Problem>* proble
 
 std::vector<std::string> RuleSet::Literals() const { return data_->literals; }
 
+const char* RuleTypeName(RuleEntry::Type type) { return type == RuleEntry::Type::kSignature ? "signature" : "cause"; }
+
 const RuleData& RuleDataOf(const RuleSet& rules) { return *rules.data_; }
 
 std::vector<RuleEntry> RuleSet::List() const {
   std::vector<RuleEntry> out;
-  for (const auto& s : data_->signatures) out.push_back({"signature", s.id, s.kind, s.file});
-  for (const auto& c : data_->causes) out.push_back({"cause", c.id, c.cause, c.file});
+  for (const auto& s : data_->signatures) out.push_back({RuleEntry::Type::kSignature, s.id, s.kind, s.file});
+  for (const auto& c : data_->causes) out.push_back({RuleEntry::Type::kCause, c.id, c.cause, c.file});
   return out;
 }
 

@@ -76,7 +76,7 @@ TEST(RenderHtml, LogTextCannotInjectMarkup) {
     a.fields[name] = v;
   }
   i.allocations.push_back(a);
-  i.allocation_groups.push_back(AllocationGroup{"owner", kPayload, 1, 1024, 1.0});
+  i.allocation_groups.push_back(AllocationGroup{AllocationGroup::By::kOwner, kPayload, 1, 1024, 1.0});
   i.series.name = kPayload;
   i.series.key = kPayload;
   i.series.samples = 2;
