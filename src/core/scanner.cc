@@ -47,12 +47,8 @@ struct Scanner::State {
   }
 
   void Route(Event&& event) {
-    if (event.series_sample || !event.activity.empty()) {
-      Take(FigureOf(event));
-    } else {
-      series.AddOom(event);
-      grouper.Add(std::move(event));
-    }
+    series.AddOom(event);
+    grouper.Add(std::move(event));
   }
 
   void Take(const Figure& figure) {

@@ -1,5 +1,5 @@
-// An event: one OOM message (or one figure of a series or of progress) as the
-// recogniser read it, before grouping makes incidents of events. Internal to
+// An event: one OOM message (or a listing or warning that joins one) as the
+// recogniser read it; figures travel as Figure views instead, before grouping makes incidents of events. Internal to
 // the core: reports hold incidents.
 #ifndef OOMLENS_CORE_MODEL_EVENT_H_
 #define OOMLENS_CORE_MODEL_EVENT_H_
@@ -25,8 +25,6 @@ struct Event {
   uint64_t excerpt_total = 0;        ///< lines the message spanned
   std::vector<Allocation> allocations;
   std::vector<std::string> listings;  ///< ids of listing signatures (dumps) that joined it
-  bool series_sample = false;         ///< a memory figure of a series, not an OOM
-  std::string activity;               ///< "compile" or "step": a sign of progress, not an OOM
   double time_seconds = -1;           ///< its line's timestamp, seconds into the year; -1: none
 };
 

@@ -6,9 +6,7 @@ namespace oomlens {
 
 Figure FigureOf(const Event& event) {
   Figure figure;
-  figure.series = event.series_sample;
   figure.title = event.title;
-  figure.activity = event.activity;
   figure.input = &event.where.input;
   figure.input_index = event.input_index;
   figure.line = event.where.line;

@@ -14,6 +14,8 @@
 namespace oomlens {
 
 struct Figure {
+  std::string_view signature;  ///< id of the signature that read it
+  std::string_view message;    ///< the line's message it was read from ("" when read ahead)
   bool series = false;         ///< a memory figure (else a sign of activity)
   std::string_view title;      ///< the signature's title: names the series
   std::string_view activity;   ///< "compile", "step" or empty
@@ -28,7 +30,8 @@ struct Figure {
   const FactValue* program = nullptr;  ///< program (compile lines)
 };
 
-/// The figure an event of a series or activity signature holds (views into it).
+/// An OOM event as a figure (its time and place; no figure facts): the memory it
+/// printed in use is one point of the series of OOMs (views into the event).
 Figure FigureOf(const Event& event);
 
 }  // namespace oomlens

@@ -190,9 +190,9 @@ void Recognizer::CloseStale(uint64_t line) {
 }
 
 void Recognizer::Feed(const Line& line, const PreparedFigure* prepared) {
-  if (prepared && figure_sink_ && idle() && prepared->offset == line.offset) {  // read ahead, as FeedLogical would
+  if (prepared && idle() && prepared->offset == line.offset) {  // read ahead, as FeedLogical would
     current_line_ = line.number;
-    SendFigure(*prepared->sig, prepared->figure, prepared->prefix_host, prepared->time_seconds, line.number);
+    SendFigure(*prepared->sig, prepared->figure, prepared->prefix_host, prepared->time_seconds, line.number, "");
     return;
   }
   std::string_view text = line.text;
@@ -270,27 +270,17 @@ Event Recognizer::NewEvent(const Signature& sig, const LineContext& context, con
   event.input_index = input_index_;
   event.host = context.host.empty() ? default_host_ : context.host;
   event.rank = context.rank;
-  event.series_sample = sig.series;
-  event.activity = sig.activity;
   event.time_seconds = TimestampSeconds(context.timestamp).value_or(-1);
   return event;
 }
 
-// A memory figure or a sign of progress, read at once from its line: as a view
-// for the figure sink (the scanner), else as an event (rule samples, tests).
+// A memory figure or a sign of progress, read at once from its line, goes to the
+// figure sink as a view: the one way figures travel, for scans and samples alike.
 void Recognizer::EmitFigure(const Signature& sig, const CleanLine& line, uint64_t number) {
   figure_facts_.Clear();
   FigureReader::ReadFacts(sig, line.message.substr(0, kMaxMessageBytes), &figure_facts_);
   double time_seconds = TimestampSeconds(line.context.timestamp).value_or(-1);
-  if (figure_sink_) {
-    SendFigure(sig, figure_facts_, line.context.host, time_seconds, number);
-    return;
-  }
-  if (!FigureComplete(sig, figure_facts_, number)) return;
-  Event event = NewEvent(sig, line.context, Location{input_, number});
-  for (const auto& [info, value] : figure_facts_.facts) event.facts[info->name] = value;
-  for (const auto& [info, value] : figure_facts_.identities) SetIdentity(info->name, value, &event);
-  sink_(std::move(event));
+  SendFigure(sig, figure_facts_, line.context.host, time_seconds, number, line.message);
 }
 
 // Reports the values a figure line had that could not be read; true when the
@@ -303,10 +293,12 @@ bool Recognizer::FigureComplete(const Signature& sig, const FigureFacts& facts, 
 }
 
 void Recognizer::SendFigure(const Signature& sig, const FigureFacts& facts, const std::string& prefix_host,
-                            double time_seconds, uint64_t number) {
+                            double time_seconds, uint64_t number, std::string_view message) {
   if (!FigureComplete(sig, facts, number)) return;
   std::string_view host_fact = facts.Identity("host");
   Figure figure;
+  figure.signature = sig.id;
+  figure.message = message;
   figure.series = sig.series;
   figure.title = sig.title;
   figure.activity = sig.activity;
@@ -563,10 +555,35 @@ void Recognizer::CloseAll() {
   FlushPending(UINT64_MAX);
 }
 
+namespace {
+
+// The facts of a figure as an event of its own, for checking samples: read again
+// from the message the figure came from, by the same stateless reader.
+Event FigureEvent(const RuleData& rules, const Figure& figure) {
+  Event event;
+  event.signature = std::string(figure.signature);
+  event.where = Location{figure.input ? *figure.input : "", figure.line};
+  for (const auto& sig : rules.signatures) {
+    if (sig.id != figure.signature) continue;
+    event.kind = sig.kind;
+    event.title = sig.title;
+    FigureFacts facts;
+    FigureReader::ReadFacts(sig, figure.message.substr(0, kMaxMessageBytes), &facts);
+    for (const auto& [info, value] : facts.facts) event.facts[info->name] = value;
+    for (const auto& [info, value] : facts.identities) SetIdentity(info->name, value, &event);
+    break;
+  }
+  if (event.host.empty()) event.host = std::string(figure.host);
+  return event;
+}
+
+}  // namespace
+
 std::vector<Event> RecognizeText(const RuleData& rules, std::string_view text, bool emit_annotations,
                                  std::vector<Problem>* problems) {
   std::vector<Event> events;
   Recognizer recognizer(rules, [&events](Event&& e) { events.push_back(std::move(e)); }, problems);
+  recognizer.set_figure_sink([&](const Figure& figure) { events.push_back(FigureEvent(rules, figure)); });
   recognizer.set_emit_annotations(emit_annotations);
   recognizer.BeginInput("sample", 0);
   StringSource source(text);

@@ -58,8 +58,9 @@ class Recognizer {
   /// Offset of the first literal in text, or npos (the prefilter).
   size_t FindCandidate(std::string_view text) const { return prefilter_->Find(text); }
   const std::shared_ptr<const Prefilter>& shared_prefilter() const { return prefilter_; }
-  /// Hands figures (series and activity signatures read from one line) to sink
-  /// as views instead of events: cheaper on logs with a figure every step.
+  /// Where figures (series and activity signatures read from one line) go, as
+  /// views: cheaper than events on logs with a figure every step. Figures are
+  /// dropped until a sink is set.
   void set_figure_sink(std::function<void(const Figure&)> sink) { figure_sink_ = std::move(sink); }
   /// Emits annotation events as events of their own (for checking samples).
   void set_emit_annotations(bool emit) { emit_annotations_ = emit; }
@@ -101,7 +102,7 @@ class Recognizer {
   void EmitFigure(const Signature& sig, const CleanLine& line, uint64_t number);
   bool FigureComplete(const Signature& sig, const FigureFacts& facts, uint64_t number);
   void SendFigure(const Signature& sig, const FigureFacts& facts, const std::string& prefix_host, double time_seconds,
-                  uint64_t number);
+                  uint64_t number, std::string_view message);
   Step Continue(Open* open, const CleanLine& line);
   void Join(Open* open, const CleanLine& line);
   bool Tally(Open* open, std::string_view message);  // true when an aggregate took the line
@@ -115,7 +116,7 @@ class Recognizer {
 
   const RuleData& rules_;
   EventSink sink_;
-  std::function<void(const Figure&)> figure_sink_;  // null: figures come out as events
+  std::function<void(const Figure&)> figure_sink_ = [](const Figure&) {};
   struct FigureInfos {
     const FactInfo *used, *limit, *key, *program;
   } figure_infos_{};
@@ -141,7 +142,8 @@ class Recognizer {
 };
 
 /// Recognises every event of text as one whole input named "sample" (rule
-/// samples, tests). Annotations come out as events when emit_annotations.
+/// samples, tests). Annotations come out as events when emit_annotations;
+/// figures as events too, with the facts their signature reads.
 std::vector<Event> RecognizeText(const RuleData& rules, std::string_view text, bool emit_annotations,
                                  std::vector<Problem>* problems);
 
