@@ -36,9 +36,6 @@ struct ScanOptions {
   /// Read files and pipes on a second thread, which also finds the lines worth
   /// recognising (one more core busy; the same report).
   bool read_ahead = false;
-  /// With read_ahead: which figure lines the second thread reads (tests set
-  /// kAlways and kNever; the default balances the two threads).
-  enum class AheadFigures { kWhenBehind, kAlways, kNever } ahead_figures = AheadFigures::kWhenBehind;
 };
 
 /// The host a file's path names: group 1 of pattern (RE2 syntax) matched in path,
@@ -71,6 +68,7 @@ class Scanner {
   Report Finish();
 
  private:
+  friend struct ScannerTesting;  // core/scan_testing.h: knobs only tests turn
   struct State;
   std::unique_ptr<State> state_;
 };

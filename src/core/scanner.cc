@@ -18,6 +18,7 @@
 #include "core/analyze/grouping.h"
 #include "core/input/line_reader.h"
 #include "core/recognize/read_ahead.h"
+#include "core/scan_testing.h"
 #include "core/recognize/recognizer.h"
 #include "core/analyze/history.h"
 #include "core/analyze/series.h"
@@ -38,6 +39,7 @@ struct Scanner::State {
   HistoryCollector history;
   Recognizer recognizer;
   size_t dropped_problems = 0;
+  ReadFigures read_figures = ReadFigures::kWhenBehind;  // ScannerTesting may force a side
 
   State(const RuleSet& r, ScanOptions o)
       : rules(r),
@@ -105,6 +107,8 @@ struct Scanner::State {
   }
 };
 
+void ScannerTesting::SetReadFigures(Scanner* scanner, ReadFigures figures) { scanner->state_->read_figures = figures; }
+
 Scanner::Scanner(const RuleSet& rules, ScanOptions options)
     : state_(std::make_unique<State>(rules, std::move(options))) {}
 Scanner::~Scanner() = default;
@@ -121,7 +125,7 @@ bool Scanner::ScanFd(int fd, const std::string& name, const std::string& host) {
     std::atomic<bool> stop_reading{false};
     raw.StopWhen(state_->options.cancel, &stop_reading);
     FigureReader figures(RuleDataOf(state_->rules), state_->recognizer.shared_prefilter());
-    ReadAheadSource ahead(source.get(), &figures, state_->options.ahead_figures, state_->options.max_line_bytes,
+    ReadAheadSource ahead(source.get(), &figures, state_->read_figures, state_->options.max_line_bytes,
                           &stop_reading);
     return state_->Scan(&ahead, name, host, &ahead);
   }

@@ -28,9 +28,12 @@
 
 namespace oomlens {
 
+/// Which figure lines the read-ahead thread reads: the default balances the two
+/// threads; tests force either side.
+enum class ReadFigures { kWhenBehind, kAlways, kNever };
+
 class ReadAheadSource : public ByteSource {
  public:
-  using ReadFigures = ScanOptions::AheadFigures;
   /// Starts reading inner on its own thread. figures (used by that thread only)
   /// and its rules outlive this object. Figure lines longer than max_line are
   /// left to the scanner (which reads them cut). stop_reads, when given, is set

@@ -3,6 +3,7 @@
 // on a last line without a newline, scanned both ways.
 #include "core/rules/rule_data.h"
 #include "core/recognize/read_ahead.h"
+#include "core/scan_testing.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -33,13 +34,13 @@ class ReadAheadTest : public ::testing::Test {
     ASSERT_TRUE(rules_.LoadBuiltin(&problems));
   }
   std::string ScanToJson(const std::string& path, bool read_ahead,
-                         ScanOptions::AheadFigures figures = ScanOptions::AheadFigures::kWhenBehind,
+                         ReadFigures figures = ReadFigures::kWhenBehind,
                          size_t max_line = LineReader::kDefaultMaxLine) {
     ScanOptions options;
     options.read_ahead = read_ahead;
-    options.ahead_figures = figures;
     options.max_line_bytes = max_line;
     Scanner scanner(rules_, options);
+    ScannerTesting::SetReadFigures(&scanner, figures);
     scanner.ScanFile(path, "");
     std::ostringstream out;
     RenderJson(scanner.Finish(), out);
@@ -49,8 +50,8 @@ class ReadAheadTest : public ::testing::Test {
   // thread or none: the same report.
   void ExpectSameReport(const std::string& path) {
     std::string alone = ScanToJson(path, false);
-    for (auto figures : {ScanOptions::AheadFigures::kWhenBehind, ScanOptions::AheadFigures::kAlways,
-                         ScanOptions::AheadFigures::kNever}) {
+    for (auto figures : {ReadFigures::kWhenBehind, ReadFigures::kAlways,
+                         ReadFigures::kNever}) {
       EXPECT_EQ(FirstDifference(ScanToJson(path, true, figures), alone), "")
           << path << " (figures read ahead: " << static_cast<int>(figures) << ")";
     }
@@ -143,8 +144,8 @@ TEST_F(ReadAheadTest, FigureLinesPastTheLineCapAreReadCutEitherWay) {
   text += "Attempting to reserve 29.49G at the bottom of memory.\n";
   ScratchDir dir;
   std::string path = dir.Write("long_figures.log", text);
-  std::string alone = ScanToJson(path, false, ScanOptions::AheadFigures::kWhenBehind, 64);
-  EXPECT_EQ(FirstDifference(ScanToJson(path, true, ScanOptions::AheadFigures::kAlways, 64), alone), "");
+  std::string alone = ScanToJson(path, false, ReadFigures::kWhenBehind, 64);
+  EXPECT_EQ(FirstDifference(ScanToJson(path, true, ReadFigures::kAlways, 64), alone), "");
   EXPECT_NE(alone.find("series_name"), std::string::npos);  // the figures are in the report
   EXPECT_EQ(alone.find("TPU_"), std::string::npos);         // but not the device, past the cut
 }
@@ -155,7 +156,7 @@ TEST_F(ReadAheadTest, HoldsAFewChunksWhateverTheLineLength) {
   text += "Memstats: step 2: Using (GB) 3.40 / 30.75 (11.0%) on TPU_1(process=0,(1,0,0,0))\n";
   StringSource source(text);
   FigureReader figures(RuleDataOf(rules_), std::make_shared<const Prefilter>(rules_.Literals()));
-  ReadAheadSource ahead(&source, &figures, ScanOptions::AheadFigures::kAlways);
+  ReadAheadSource ahead(&source, &figures, ReadFigures::kAlways);
   LineReader reader(&ahead);
   Line line;
   size_t lines = 0;
@@ -175,7 +176,7 @@ TEST_F(ReadAheadTest, TheSecondThreadReadsFigureLinesForTheScanner) {
   text += "E1130 12:00:01.000000  77 tpu.cc:1] RESOURCE_EXHAUSTED: Attempting to reserve 29.49G at the bottom of memory.\n";
   StringSource source(text);
   FigureReader figures(RuleDataOf(rules_), std::make_shared<const Prefilter>(rules_.Literals()));
-  ReadAheadSource ahead(&source, &figures, ScanOptions::AheadFigures::kAlways);
+  ReadAheadSource ahead(&source, &figures, ReadFigures::kAlways);
   LineReader reader(&ahead);
   std::vector<uint64_t> candidates;
   std::vector<std::optional<PreparedFigure>> prepared;  // asked for as the scanner does, line by line

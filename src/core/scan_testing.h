@@ -1,0 +1,17 @@
+// Knobs of a Scanner that only tests turn (the public ScanOptions has none).
+#ifndef OOMLENS_CORE_SCAN_TESTING_H_
+#define OOMLENS_CORE_SCAN_TESTING_H_
+
+#include "core/recognize/read_ahead.h"
+#include "oomlens/scanner.h"
+
+namespace oomlens {
+
+struct ScannerTesting {
+  /// With read_ahead: which figure lines the second thread reads.
+  static void SetReadFigures(Scanner* scanner, ReadFigures figures);
+};
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_CORE_SCAN_TESTING_H_
