@@ -69,6 +69,7 @@ struct CauseMatch {
   std::string cause;  ///< e.g. oversize
   std::string rule;   ///< rule id
   double confidence = 0;
+  std::vector<std::string> evidence;  ///< for alternatives: what speaks for this cause
 };
 
 /// What oomlens concludes about one incident.

@@ -75,7 +75,8 @@ void Decide(const RuleData& rules, Incident* incident) {
   d.best = CauseMatch{best.cause, best.id, best.confidence};
   for (size_t i = 1; i < matched.size(); ++i) {
     if (matched[i]->cause == best.cause) continue;
-    d.alternatives.push_back(CauseMatch{matched[i]->cause, matched[i]->id, matched[i]->confidence});
+    d.alternatives.push_back(CauseMatch{matched[i]->cause, matched[i]->id, matched[i]->confidence,
+                                        RenderLines(matched[i]->evidence, facts, false)});
   }
   auto summary = RenderLines(best.summary, facts, true);
   d.summary = summary.empty() ? best.cause : summary.front();

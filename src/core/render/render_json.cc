@@ -58,7 +58,7 @@ ojson IncidentJson(const Incident& i) {
   }
   ojson alternatives = ojson::array();
   for (const auto& a : d.alternatives) {
-    alternatives.push_back({{"cause", a.cause}, {"confidence", a.confidence}, {"rule", a.rule}});
+    alternatives.push_back({{"cause", a.cause}, {"confidence", a.confidence}, {"rule", a.rule}, {"evidence", a.evidence}});
   }
   ojson outliers = ojson::array();
   for (const auto& o : i.outliers) {

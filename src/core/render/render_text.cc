@@ -259,7 +259,9 @@ void RenderIncident(const Incident& i, size_t number, const Style& style, const 
   for (const auto& a : d.alternatives) {
     char c[16];
     std::snprintf(c, sizeof c, "%.2f", a.confidence);
-    row("also      ", a.cause + " (confidence " + c + ", rule " + a.rule + ")");
+    std::string why;
+    for (const auto& e : a.evidence) why += (why.empty() ? ": " : "; ") + e;
+    row("also      ", Printable(a.cause + " (confidence " + c + ", rule " + a.rule + ")" + why));
   }
   for (const auto& o : i.outliers) {
     std::string diffs;
