@@ -92,6 +92,7 @@ struct Outlier {
 /// The same failure printed by many replicas/partitions/hosts, or repeated.
 struct Incident {
   std::string kind, code, title, signature;
+  double match = 1;  ///< how sure the recognition is: 1 for a family's own wording, lower for a structural guess
   uint64_t occurrences = 0;
   Location first;
   std::string first_who;  ///< who printed the first occurrence ("host h, partition 3"), may be empty

@@ -1,5 +1,6 @@
 #include "core/analyze/grouping.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -93,6 +94,7 @@ void IncidentGrouper::Add(Event&& event) {
     incident.code = event.code;
     incident.title = event.title;
     incident.signature = event.signature;
+    incident.match = event.match;
     incident.occurrences = 1;
     incident.first = event.where;
     incident.first_who = Who(event);
@@ -115,6 +117,7 @@ void IncidentGrouper::Add(Event&& event) {
 
 void MergeIncident(Incident&& from, Incident* into) {
   into->occurrences += from.occurrences;
+  into->match = std::min(into->match, from.match);
   into->replicas.insert(from.replicas.begin(), from.replicas.end());
   into->partitions.insert(from.partitions.begin(), from.partitions.end());
   into->ranks.insert(from.ranks.begin(), from.ranks.end());

@@ -17,6 +17,7 @@ struct Event {
   std::string kind;       ///< e.g. tpu_program_load
   std::string code;       ///< e.g. E0101 (may be empty)
   std::string title;
+  double match = 1;       ///< how sure the recognition is (the signature's "match")
   Facts facts;            ///< facts of kind kIdentity live in the fields below
   std::string replica, partition, host, device, rank;  ///< empty when not printed
   Location where;

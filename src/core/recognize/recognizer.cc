@@ -266,6 +266,7 @@ Event Recognizer::NewEvent(const Signature& sig, const LineContext& context, con
   event.kind = sig.kind;
   event.code = sig.code;
   event.title = sig.title;
+  event.match = sig.match;
   event.where = where;
   event.input_index = input_index_;
   event.host = context.host.empty() ? default_host_ : context.host;

@@ -36,6 +36,7 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
   i->kind = j.value("kind", "");
   i->code = j.value("code", "");
   i->title = j.value("title", "");
+  i->match = j.value("match", 1.0);
   i->occurrences = j.value("occurrences", uint64_t{1});
   i->first.input = j["first"].value("input", "");
   i->first.line = j["first"].value("line", uint64_t{0});

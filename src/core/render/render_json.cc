@@ -69,6 +69,7 @@ ojson IncidentJson(const Incident& i) {
   j["kind"] = i.kind;
   j["code"] = i.code;
   j["title"] = i.title;
+  j["match"] = i.match;
   j["occurrences"] = i.occurrences;
   j["first"] = {{"input", i.first.input}, {"line", i.first.line}, {"who", i.first_who}};
   j["replicas"] = i.replicas;

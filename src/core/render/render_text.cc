@@ -240,6 +240,11 @@ void RenderIncident(const Incident& i, size_t number, const Style& style, const 
   std::string seen = std::to_string(i.occurrences) + (i.occurrences == 1 ? " time" : " times") +
                      ", first at " + Printable(i.first.input) + ":" + std::to_string(i.first.line);
   row("seen      ", seen);
+  if (i.match < 1) {
+    char c[16];
+    std::snprintf(c, sizeof c, "%.2f", i.match);
+    row("matched   ", std::string("by structure, not a known wording (confidence ") + c + "): the figures it shows are read");
+  }
   row("where     ", WhereLine(i));
   if (i.consequence_of != 0) row("follows   ", "[" + std::to_string(i.consequence_of) + "]: " + i.relation);
   row("facts     ", FactsLine(i.facts));

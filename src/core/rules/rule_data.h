@@ -86,6 +86,7 @@ struct Signature {
   std::vector<std::string> after;            // a listing right after an event of these kinds: joins it
   bool series = false;                       // a memory figure: collected into series, no incident
   bool fragment = false;                     // one sentence of a message: continues an open one of its kind
+  double match = 1;                          // how sure a match is that this family failed (structural: lower)
   std::string activity;                      // "compile" (facts: program) or "step": progress, no incident
   std::vector<Aggregate> aggregates;
   std::shared_ptr<re2::RE2> reject;          // a message matching this is a known non-failure

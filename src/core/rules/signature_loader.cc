@@ -13,7 +13,7 @@ namespace {
 const std::set<std::string> kSignatureKeys = {
     "id",      "kind",      "code",     "title",      "description", "priority",  "literals",
     "start",   "complete",  "follow",   "facts",      "require",     "max_wrap",  "max_lines",
-    "samples", "items",     "annotates", "aggregates", "reject",     "kind_when", "after", "series", "activity", "fragment"};
+    "samples", "items",     "annotates", "aggregates", "reject",     "kind_when", "after", "series", "activity", "fragment", "match"};
 const std::set<std::string> kAggregateKeys = {"pattern", "sum", "max", "count"};
 const std::set<std::string> kKindWhenKeys = {"pattern", "kind"};
 const std::set<std::string> kItemKeys = {"start", "each", "fields", "max_items"};
@@ -89,6 +89,11 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
     if (std::string(key) == "priority") sig->priority = value;
     if (std::string(key) == "max_wrap") sig->max_wrap = value;
     if (std::string(key) == "max_lines") sig->max_lines = std::max(1, value);
+  }
+  if (auto it = j.find("match"); it != j.end()) {
+    if (it->is_number() && it->get<double>() > 0 && it->get<double>() <= 1) sig->match = it->get<double>();
+    else Error(ptr + "/match", "'match' must be a number above 0 and at most 1",
+               "how sure a match of this signature is: 1 for a family's own wording, lower for a structural guess");
   }
   if (auto it = j.find("max_lines"); it != j.end() && it->is_number_integer() && it->get<int64_t>() > 1000) {
     sig->max_lines = static_cast<int>(std::min<int64_t>(it->get<int64_t>(), 1000000));  // long dumps
