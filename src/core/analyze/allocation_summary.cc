@@ -103,7 +103,7 @@ void SummarizeAllocations(const std::vector<Allocation>& allocations, Facts* der
     if (state != "allocated") continue;
     ++allocated.count;
     allocated.bytes += size->integer;
-    auto add = [&a, size](std::map<std::string, Tally>* to, const std::string& key) {
+    auto add = [size](std::map<std::string, Tally>* to, const std::string& key) {
       Tally& t = (*to)[key];
       ++t.count;
       t.bytes += size->integer;
