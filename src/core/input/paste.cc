@@ -374,7 +374,9 @@ PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) con
 // mid-sentence and b reads on from it (a lower-case word that starts no other
 // line of the block, a size, a unit after a number).
 bool PasteRestorer::Joins(const Piece& a, const Piece& b, const Block& block) const {
-  if (!MayContinue(a, b, block) || !Cut(a, b, block.width)) return false;
+  if (!MayContinue(a, b, block)) return false;
+  if (a.depth > 0 && b.depth == 0) return true;  // markdown's lazy continuation: a quoted line's wrapped rest
+  if (!Cut(a, b, block.width)) return false;
   if (block.wrapped) return true;
   std::string key(Key(TrimLeft(b.raw)));
   auto seen = block.continuations.find(key);

@@ -59,6 +59,18 @@ TEST(PasteRestorer, QuotesBoldBackticksAndEntitiesGo) {
   EXPECT_EQ(lines[0].text, "Used 18.20G of 15.48G hbm. Exceeded hbm capacity by 2.72G & more > less.");
 }
 
+// Text quoted, then wrapped: the wrapped rest of a quoted line has no '>' of its own.
+TEST(PasteRestorer, ALazyContinuationOfAQuotedLineJoinsIt) {
+  auto lines = Restore(
+      "> 2025-01-05 09:48:28.754874: I external/xla/xla/tsl/framework/bfc_allocator.cc:1114] InUse at\n"
+      "797202000000 of size 4000000000 next 1\n"
+      "> 2025-01-05 09:48:28.754893: I external/xla/xla/tsl/framework/bfc_allocator.cc:1114] InUse at\n"
+      "7972f06b2800 of size 4000000000 next 2\n");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0].text.find("InUse at 797202000000 of size 4000000000"), std::string::npos) << lines[0].text;
+  EXPECT_EQ(lines[1].number, 3u);
+}
+
 TEST(PasteRestorer, PythonDoubleStarIsNoBold) {
   auto lines = Restore("    return self._call_impl(*args, **kwargs)\n");
   ASSERT_EQ(lines.size(), 1u);
