@@ -376,6 +376,7 @@ PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) con
 bool PasteRestorer::Joins(const Piece& a, const Piece& b, const Block& block) const {
   if (!MayContinue(a, b, block)) return false;
   if (a.depth > 0 && b.depth == 0) return true;  // markdown's lazy continuation: a quoted line's wrapped rest
+  if (StartSpans(a, b)) return true;
   if (!Cut(a, b, block.width)) return false;
   if (block.wrapped) return true;
   std::string key(Key(TrimLeft(b.raw)));
@@ -386,6 +387,16 @@ bool PasteRestorer::Joins(const Piece& a, const Piece& b, const Block& block) co
   auto starts = block.keys.find(key);
   bool template_word = !key.empty() && starts != block.keys.end() && starts->second >= 3;  // "step 5: ..." lines
   return EndsMidSentence(a.raw) && !template_word && ReadsOn(a.raw, b.raw);
+}
+
+// A message's start that neither line holds alone spans the two: "... Out of
+// memory: Killed process" then "7899 (python) total-vm:...".
+bool PasteRestorer::StartSpans(const Piece& a, const Piece& b) const {
+  if (!starts_message_ || a.holds_start || b.holds_start || !EndsMidSentence(a.raw)) return false;
+  std::string both(TrimLeft(a.content));
+  both += ' ';
+  both += TrimLeft(b.content);
+  return starts_message_(both);
 }
 
 void PasteRestorer::EmitBlock() {

@@ -17,7 +17,8 @@
 //     exception, a list item, a table row or a line holding a message's start
 //     never joins, and lines of one shape (same first word: a listing) stay
 //     apart. When only line A is that long, B must also read on from it (a
-//     lower-case word, a size, a unit after A's number).
+//     lower-case word, a size, a unit after A's number). A line cut inside a
+//     message's start (neither line holds it, the two together do) always joins.
 // A logical line keeps the number of its first physical line.
 //
 // Machine logs keep the fast path: the restorer reads the first kWindowBytes of
@@ -93,6 +94,7 @@ class PasteRestorer {
   void Take(Piece&& piece);
   void EmitBlock();
   bool Joins(const Piece& a, const Piece& b, const Block& block) const;
+  bool StartSpans(const Piece& a, const Piece& b) const;
   void EndWindowIfMachineLog();
 
   Sink sink_;

@@ -71,6 +71,15 @@ TEST(PasteRestorer, ALazyContinuationOfAQuotedLineJoinsIt) {
   EXPECT_EQ(lines[1].number, 3u);
 }
 
+TEST(PasteRestorer, ALineCutInsideAMessagesStartJoins) {
+  auto starts = [](std::string_view text) { return text.find("Killed process 7899") != std::string_view::npos; };
+  auto lines = Restore(
+      "[Sun Mar 30 08:24:00 2025] Out of memory: Killed process\n"
+      "7899 (python) total-vm:26184840kB, anon-rss:15370088kB\n",
+      starts);
+  ASSERT_EQ(lines.size(), 1u);
+}
+
 TEST(PasteRestorer, PythonDoubleStarIsNoBold) {
   auto lines = Restore("    return self._call_impl(*args, **kwargs)\n");
   ASSERT_EQ(lines.size(), 1u);
