@@ -293,6 +293,12 @@ void PasteRestorer::Push(std::string_view text, uint64_t number, const std::stri
   if (!active_) return sink_(text, number, host, {text});
   bytes_ += text.size() + 1;
   ++lines_;
+  if (text.size() > kMaxPastedLine) {  // no paste has such lines: pass it on, copying nothing
+    EmitBlock();
+    sink_(text, number, host, {text});
+    if (bytes_ >= kWindowBytes) EndWindowIfMachineLog();
+    return;
+  }
   Piece piece = Strip(text);
   piece.number = number;
   piece.host = host;

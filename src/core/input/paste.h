@@ -50,6 +50,7 @@ class PasteRestorer {
   static constexpr uint64_t kWindowBytes = 1 << 20;
   static constexpr size_t kMaxBlockLines = 256;
   static constexpr size_t kMaxLogicalBytes = 64 * 1024;
+  static constexpr size_t kMaxPastedLine = 64 * 1024;  ///< longer lines pass as they are
 
   PasteRestorer(Sink sink, StartsMessage starts_message);
 
