@@ -97,6 +97,27 @@ bool ReadNumber(std::string_view* s, double* value, int* decimals) {
   return true;
 }
 
+// "e+09" after a number: scales *value (and the precision its digits carried).
+// False for an exponent no size can have; *s is left alone when there is none.
+bool ReadExponent(std::string_view* s, double* value, int* decimals) {
+  std::string_view t = *s;
+  if (t.empty() || (t[0] != 'e' && t[0] != 'E')) return true;
+  size_t i = 1;
+  bool negative = i < t.size() && t[i] == '-';
+  if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+  if (i >= t.size() || !IsDigit(t[i])) return true;  // "5e" then a unit letter: not an exponent
+  int exponent = 0;
+  for (; i < t.size() && IsDigit(t[i]); ++i) {
+    if (exponent > 400) return false;
+    exponent = exponent * 10 + (t[i] - '0');
+  }
+  if (exponent > 30) return false;  // 1e30 bytes is already no size
+  *value *= std::pow(10.0, negative ? -exponent : exponent);
+  *decimals = std::max(0, *decimals + (negative ? exponent : -exponent));
+  s->remove_prefix(i);
+  return true;
+}
+
 // 10^-decimals, exact for the usual few decimals.
 double TenToMinus(int decimals) {
   static const double kPowers[] = {1, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9};
@@ -179,6 +200,10 @@ std::optional<Size> ParseSize(std::string_view text, std::string* error, bool de
   int decimals;
   if (!ReadNumber(&s, &value, &decimals)) {
     *error = "'" + std::string(text) + "' is not a size (no number)";
+    return std::nullopt;
+  }
+  if (!ReadExponent(&s, &value, &decimals)) {
+    *error = "'" + std::string(text) + "' has an exponent out of range";
     return std::nullopt;
   }
   s = Trim(s);

@@ -17,10 +17,12 @@ struct Macro {
 };
 
 // A size as printed: "29.49G", "0B", "-2.55G", "6,532,939,776 bytes", "20.00 MiB",
-// optionally followed by an exact count: "3.95G (4,237,689,856 bytes)", "(rounded to N)".
+// "1.5e+09 bytes", optionally followed by an exact count: "3.95G (4,237,689,856 bytes)",
+// "(rounded to N)". A whole token or nothing: never the "0" of "0x10M" or the "10"
+// of "x10M" (word boundaries on both sides).
 constexpr Macro kMacros[] = {
     {"{size}",
-     R"((?:-?\d+(?:,\d{3})*(?:\.\d+)?(?:\s?(?:[KMGTPE]i?B?|B|bytes)\b)?)"
+     R"((?:-?\b\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][+-]?\d+)?(?:\s?(?:[KMGTPE]i?B?|B|bytes)\b|\b))"
      R"((?:\s*\(\s*(?:rounded to\s*)?-?\d+(?:,\d{3})*\s*(?:B|bytes)?\s*\))?))"},
     {"{int}", R"(\d+)"},
     {"{id}", R"([\w.:/-]+)"},

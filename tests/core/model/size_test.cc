@@ -35,6 +35,9 @@ const SizeCase kSizes[] = {
     {"32.00MiB (33554432B)", 33554432, 0},
     {"1024 kB", 1048576, 512},  // the kernel rounds to whole kB
     {"12345", 12345, 0},
+    {"1.5e+09 bytes", 1500000000, 0},  // scientific notation: the whole number, not "1.5"
+    {"2.5e+03 MiB", 2621440000, 0.5 * (1 << 20)},
+    {"4E9 B", 4000000000, 0},
 };
 
 TEST(ParseSize, Table) {
@@ -61,6 +64,12 @@ TEST(ParseSize, RejectsOverflowWithAClearError) {
   EXPECT_FALSE(ParseSize("9999999999999999999999G", &error).has_value());
   EXPECT_EQ(error, "'9999999999999999999999G' is too large to be a byte count");
   EXPECT_FALSE(ParseSize("99999999999999999999999999 bytes", &error).has_value());
+}
+
+TEST(ParseSize, AnExponentNoSizeCanHaveIsAnError) {
+  std::string error;
+  EXPECT_FALSE(ParseSize("1e400G", &error).has_value());
+  EXPECT_EQ(error, "'1e400G' has an exponent out of range");
 }
 
 TEST(ParseSize, ReadsNumbersLongerThanItsInlineBuffer) {

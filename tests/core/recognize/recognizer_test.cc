@@ -43,6 +43,19 @@ TEST_F(RecognizerTest, WrappedMessageIsOneEvent) {
   EXPECT_EQ(events[0].excerpt.size(), 4u);
 }
 
+// A size is a whole token or nothing: never the "1.5" of "1.5e+09", the "0" of
+// "0x10M" or the "10M" of "x10M".
+TEST_F(RecognizerTest, SizesAreWholeTokensOrNothing) {
+  auto exact = Recognize("RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 1.5e+09 bytes. "
+                         "That was not possible. There are 2.5e+03 MiB free.\n");
+  ASSERT_EQ(exact.size(), 1u);
+  EXPECT_EQ(exact[0].facts.at("requested_bytes").integer, 1500000000);
+  EXPECT_EQ(exact[0].facts.at("free_bytes").integer, 2621440000);
+  auto hex = Recognize("RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 0x10M. "
+                       "That was not possible. There are 6.43M free.\n");
+  for (const auto& e : hex) EXPECT_EQ(Fact(e, "requested_bytes"), "absent");
+}
+
 TEST_F(RecognizerTest, HeaderThenUnlabelledBodyKeepsTheHeadersKind) {
   auto events = Recognize(
       "RESOURCE_EXHAUSTED: Error allocating device buffer: \n"
