@@ -42,13 +42,29 @@ class SampleChecker {
   bool ok_ = true;
 };
 
+// What a sample key's value must be, when it is not: "a string" ...; null when it is.
+const char* WrongType(const std::string& key, const json& value) {
+  if (key == "text" || key == "kind" || key == "summary") return value.is_string() ? nullptr : "a string";
+  if (key == "no_match") return value.is_boolean() ? nullptr : "true or false";
+  if (key == "allocations") return value.is_number_unsigned() ? nullptr : "a whole number";
+  if (key == "facts") return value.is_object() ? nullptr : "an object of facts";
+  if (key == "expect") return value.is_object() || value.is_boolean() ? nullptr : "an object of facts, or true/false";
+  return nullptr;
+}
+
 bool SampleChecker::Keys(const Sample& s, const std::set<std::string>& allowed) {
   if (!s.json->is_object()) {
     Fail(s.where, "a sample must be an object", "see docs/rules.md, 'Samples'");
     return false;
   }
   for (const auto& item : s.json->items()) {
-    if (allowed.count(item.key())) continue;
+    if (allowed.count(item.key())) {
+      if (const char* want = WrongType(item.key(), item.value())) {
+        Fail(s.where, "sample key '" + item.key() + "' must be " + want, "see docs/rules.md, 'Samples'");
+        return false;
+      }
+      continue;
+    }
     std::string list;
     for (const auto& k : allowed) list += (list.empty() ? "" : ", ") + k;
     Fail(s.where, "unknown sample key '" + item.key() + "'", "allowed keys: " + list);

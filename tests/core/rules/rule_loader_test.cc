@@ -114,6 +114,23 @@ TEST(RuleLoader, LaterEntriesOverrideById) {
   EXPECT_TRUE(found);
 }
 
+// A sample field of the wrong type is a problem with its place, not an abort.
+TEST(RuleLoader, SampleFieldsOfTheWrongTypeAreProblems) {
+  auto problems = LoadProblems(R"json({"version": 1, "signatures": [{
+    "id": "demo", "kind": "tpu_buffer_alloc", "literals": ["Demo OOM"], "start": "Demo OOM",
+    "samples": [{"text": "Demo OOM", "no_match": "yes"}, {"text": 5}, {"text": "Demo OOM", "allocations": -1}]}],
+    "causes": [{"id": "c", "cause": "oversize", "when": "true", "confidence": 0.5, "summary": ["s"],
+    "samples": [{"facts": {}, "expect": true, "summary": 5}, {"facts": {}, "expect": true, "kind": 5},
+                {"facts": 3, "expect": true}]}]})json",
+                               true);
+  ASSERT_EQ(problems.size(), 6u);
+  EXPECT_NE(problems[0].find("bad.json:3:"), std::string::npos) << problems[0];
+  EXPECT_NE(problems[0].find("sample key 'no_match' must be true or false"), std::string::npos) << problems[0];
+  EXPECT_NE(problems[1].find("sample key 'text' must be a string"), std::string::npos) << problems[1];
+  EXPECT_NE(problems[2].find("'allocations' must be a whole number"), std::string::npos) << problems[2];
+  EXPECT_NE(problems[5].find("'facts' must be an object of facts"), std::string::npos) << problems[5];
+}
+
 TEST(BuiltinRules, EverySamplePasses) {
   RuleSet rules;
   std::vector<Problem> problems;
