@@ -45,6 +45,24 @@ class BadInput : public ::testing::Test {
   const std::string dir_ = scratch_.path();
 };
 
+// Reports given to merge and diff are untrusted too: a wrong type or a missing
+// part is exit 2 with the place, never a crash; a missing optional part reads as absent.
+TEST_F(BadInput, MalformedReportsAreErrorsNotCrashes) {
+  const char* errors[] = {
+      R"({"schema_version":"1"})", R"({"schema_version":null})", R"({"schema_version":1.5})",
+      R"({"schema_version":1,"incidents":[5]})", R"({"schema_version":1,"incidents":[{"kind":"x","occurrences":-5}]})",
+      R"({"schema_version":1,"incidents":[{"kind":"x","first":{"line":"ten"}}]})", R"([1,2])"};
+  for (const char* doc : errors) {
+    Result r = Run({"merge", Write("report.json", doc)});
+    EXPECT_EQ(r.code, kExitError) << doc;
+    EXPECT_NE(r.err.find("report.json"), std::string::npos) << doc << ": " << r.err;
+  }
+  const char* lenient[] = {R"({"schema_version":1,"incidents":[{"kind":"x"}]})",
+                           R"({"schema_version":1,"incidents":[{"kind":"x","first":{},"series":{}}]})",
+                           R"({"schema_version":1,"incidents":[{"kind":"x","first":5,"series":{"first":3}}]})"};
+  for (const char* doc : lenient) EXPECT_EQ(Run({"merge", Write("report.json", doc)}).code, kExitOomFound) << doc;
+}
+
 TEST_F(BadInput, EmptyInput) {
   Result r = Run({Write("empty.log", "")});
   EXPECT_EQ(r.code, kExitNoOom);

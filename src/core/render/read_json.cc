@@ -9,6 +9,15 @@ namespace {
 
 using json = nlohmann::json;
 
+// The member key of j when j is an object that has it, else an empty object:
+// a missing or mistyped part of a report reads as absent, never out of bounds.
+const json& Member(const json& j, const char* key) {
+  static const json kEmpty = json::object();
+  if (!j.is_object()) return kEmpty;
+  auto it = j.find(key);
+  return it != j.end() && it->is_object() ? *it : kEmpty;
+}
+
 // Reads facts from "facts" (typed values) and "printed" (the text as logged).
 bool ReadFacts(const json& values, const json* printed, const FactInfo* (*find)(std::string_view), Facts* out,
                std::string* error) {
@@ -37,10 +46,16 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
   i->code = j.value("code", "");
   i->title = j.value("title", "");
   i->match = j.value("match", 1.0);
+  auto occurrences = j.find("occurrences");
+  if (occurrences != j.end() && !(occurrences->is_number_integer() && occurrences->get<int64_t>() >= 1)) {
+    *error = "occurrences must be a whole number of 1 or more";
+    return false;
+  }
   i->occurrences = j.value("occurrences", uint64_t{1});
-  i->first.input = j["first"].value("input", "");
-  i->first.line = j["first"].value("line", uint64_t{0});
-  i->first_who = j["first"].value("who", "");
+  const json& first = Member(j, "first");
+  i->first.input = first.value("input", "");
+  i->first.line = first.value("line", uint64_t{0});
+  i->first_who = first.value("who", "");
   for (const auto& v : j.value("replicas", json::array())) i->replicas.insert(v.get<int64_t>());
   for (const auto& v : j.value("partitions", json::array())) i->partitions.insert(v.get<int64_t>());
   for (const auto& v : j.value("ranks", json::array())) i->ranks.insert(v.get<int64_t>());
@@ -60,8 +75,8 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
     s.host = series->value("host", "");
     s.samples = series->value("samples", uint64_t{0});
     s.limit_bytes = series->value("limit_bytes", json(-1)).is_number() ? series->value("limit_bytes", int64_t{-1}) : -1;
-    s.first = Location{(*series)["first"].value("input", ""), (*series)["first"].value("line", uint64_t{0})};
-    s.last = Location{(*series)["last"].value("input", ""), (*series)["last"].value("line", uint64_t{0})};
+    s.first = Location{Member(*series, "first").value("input", ""), Member(*series, "first").value("line", uint64_t{0})};
+    s.last = Location{Member(*series, "last").value("input", ""), Member(*series, "last").value("line", uint64_t{0})};
     auto seconds = [&series](const char* name) {
       auto it = series->find(name);
       return it != series->end() && it->is_number() ? it->get<double>() : -1.0;
@@ -99,7 +114,8 @@ bool ParseJsonReport(std::string_view text, Report* report, std::string* error) 
     *error = "not a JSON document";
     return false;
   }
-  if (doc.value("schema_version", 0) != 1) {
+  auto version = doc.find("schema_version");
+  if (version == doc.end() || !version->is_number_integer() || version->get<int64_t>() != 1) {
     *error = "not an oomlens report of schema version 1 (\"schema_version\" missing or different)";
     return false;
   }
@@ -111,7 +127,11 @@ bool ParseJsonReport(std::string_view text, Report* report, std::string* error) 
     const json& incidents = doc.value("incidents", json::array());
     for (size_t k = 0; k < incidents.size(); ++k) {
       Incident incident;
-      const std::string input = incidents[k]["first"].value("input", "");
+      if (!incidents[k].is_object()) {
+        *error = "/incidents/" + std::to_string(k) + ": not an object";
+        return false;
+      }
+      const std::string input = Member(incidents[k], "first").value("input", "");
       int index = 0;
       for (size_t n = 0; n < report->inputs.size(); ++n)
         if (report->inputs[n].name == input) index = static_cast<int>(n);
