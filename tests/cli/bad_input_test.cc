@@ -3,11 +3,13 @@
 // the input (a known OOM placed after the bad part) is still reported.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -61,6 +63,19 @@ TEST_F(BadInput, MalformedReportsAreErrorsNotCrashes) {
                            R"({"schema_version":1,"incidents":[{"kind":"x","first":{},"series":{}}]})",
                            R"({"schema_version":1,"incidents":[{"kind":"x","first":5,"series":{"first":3}}]})"};
   for (const char* doc : lenient) EXPECT_EQ(Run({"merge", Write("report.json", doc)}).code, kExitOomFound) << doc;
+}
+
+// A full disk is an error (exit 2, said on stderr); only a closed pipe is 141.
+TEST_F(BadInput, AFullDiskIsAnErrorNotABrokenPipe) {
+  if (std::system("test -w /dev/full") != 0) GTEST_SKIP() << "no /dev/full";
+  std::string err = scratch_.path() + "/err";
+  std::string command = std::string(OOMLENS_BINARY) + " " + OOMLENS_SOURCE_DIR +
+                        "/testdata/examples/multihost_e0101.log > /dev/full 2> " + err;
+  int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), kExitError);
+  EXPECT_NE(ReadFile(err).find("writing the report failed: No space left on device"), std::string::npos)
+      << ReadFile(err);
 }
 
 TEST_F(BadInput, EmptyInput) {
