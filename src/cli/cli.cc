@@ -50,7 +50,8 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   app.add_flag("--no-builtin-rules", o.no_builtin, "use only the --rules folders");
   app.add_option("--chip", o.chip, "accelerator (v4, v5e, v5p, v6e, a100-80 ...) for its memory size");
   app.add_flag("-q,--quiet", o.quiet, "print no warnings, only errors");
-  app.add_flag("-r,--recursive", o.inputs.recursive, "read directories recursively");
+  app.add_flag("-r,--recursive", o.inputs.recursive, "read directories recursively (regular files only)");
+  app.add_flag("-L,--follow", o.inputs.follow, "with -r, follow symlinks (a loop is walked once)");
   app.add_option("--include", o.inputs.include, "only files (in directories) matching this glob; repeatable")
       ->allow_extra_args(false);
   app.add_option("--exclude", o.inputs.exclude, "skip files (in directories) matching this glob; repeatable")

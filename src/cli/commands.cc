@@ -179,7 +179,9 @@ int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Consol
   }
   std::vector<InputFile> files;
   std::string error;
-  if (!ExpandInputs(args, o.inputs, &files, &error)) {
+  InputOptions inputs = o.inputs;
+  inputs.cancel = console.interrupted;
+  if (!ExpandInputs(args, inputs, &files, &error)) {
     err << "oomlens: error: " << error << "\n";
     return kExitError;
   }

@@ -28,7 +28,7 @@ _oomlens() {
     completions) COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")); return ;;
   esac
   if [[ $cur == -* ]]; then
-    COMPREPLY=($(compgen -W "--format --color --rules --no-builtin-rules --chip --quiet --recursive --include --exclude --host-from-path --jobs --fail-on --max-incidents --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "--format --color --rules --no-builtin-rules --chip --quiet --recursive --follow --include --exclude --host-from-path --jobs --fail-on --max-incidents --help --version" -- "$cur"))
   elif [[ $COMP_CWORD -eq 1 ]]; then
     COMPREPLY=($(compgen -W "@COMMANDS@" -- "$cur") $(compgen -f -- "$cur"))
   else
@@ -49,6 +49,7 @@ _oomlens() {
     '--chip[accelerator, for its memory size]:chip:(@CHIPS@)' \
     '(-q --quiet)'{-q,--quiet}'[print no warnings]' \
     '(-r --recursive)'{-r,--recursive}'[read directories recursively]' \
+    '(-L --follow)'{-L,--follow}'[with -r, follow symlinks]' \
     '*--include[only files matching this glob]:glob:' \
     '*--exclude[skip files matching this glob]:glob:' \
     '--host-from-path[regex naming the host]:regex:' \
@@ -75,6 +76,7 @@ complete -c oomlens -l no-builtin-rules -d 'use only the --rules folders'
 complete -c oomlens -l chip -x -a '@CHIPS@' -d 'accelerator'
 complete -c oomlens -s q -l quiet -d 'print no warnings'
 complete -c oomlens -s r -l recursive -d 'read directories recursively'
+complete -c oomlens -s L -l follow -d 'with -r, follow symlinks'
 complete -c oomlens -l include -x -d 'only files matching this glob'
 complete -c oomlens -l exclude -x -d 'skip files matching this glob'
 complete -c oomlens -l host-from-path -x -d 'regex naming the host'

@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 #include "oomlens/scanner.h"
 
@@ -25,8 +27,17 @@ bool MatchesAny(const std::vector<std::string>& globs, const std::string& path) 
   return false;
 }
 
-// Appends the regular files under dir, sorted, depth first.
-void Walk(const std::string& dir, const InputOptions& options, std::vector<std::string>* out) {
+// Directories already walked, by device and inode: a symlink loop ends here.
+using Visited = std::set<std::pair<dev_t, ino_t>>;
+
+// Appends the regular files under dir, sorted, depth first. Symlinks are
+// followed only with options.follow (and never into a directory walked
+// already); FIFOs, devices and sockets are skipped, as grep -r and rg do, so a
+// walk always ends.
+void Walk(const std::string& dir, const InputOptions& options, Visited* visited, std::vector<std::string>* out) {
+  if (options.cancel && options.cancel->load()) return;
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !visited->insert({st.st_dev, st.st_ino}).second) return;
   DIR* d = ::opendir(dir.c_str());
   if (!d) {
     out->push_back(dir);  // the scanner reports why it cannot be read
@@ -41,10 +52,14 @@ void Walk(const std::string& dir, const InputOptions& options, std::vector<std::
   std::sort(names.begin(), names.end());
   for (const auto& name : names) {
     std::string path = dir + (dir.back() == '/' ? "" : "/") + name;
-    if (IsDirectory(path)) {
-      Walk(path, options, out);
+    struct stat entry;
+    if (::lstat(path.c_str(), &entry) != 0) continue;
+    if (S_ISLNK(entry.st_mode) && (!options.follow || ::stat(path.c_str(), &entry) != 0)) continue;
+    if (S_ISDIR(entry.st_mode)) {
+      Walk(path, options, visited, out);
       continue;
     }
+    if (!S_ISREG(entry.st_mode)) continue;  // a FIFO or a device would never end
     if (!options.include.empty() && !MatchesAny(options.include, path)) continue;
     if (MatchesAny(options.exclude, path)) continue;
     out->push_back(path);
@@ -58,7 +73,8 @@ bool ExpandInputs(const std::vector<std::string>& args, const InputOptions& opti
   std::vector<std::string> paths;
   for (const auto& arg : args) {
     if (arg != "-" && options.recursive && IsDirectory(arg)) {
-      Walk(arg, options, &paths);
+      Visited visited;
+      Walk(arg, options, &visited, &paths);
     } else {
       paths.push_back(arg);  // a directory without -r: the scanner says to use -r
     }

@@ -3,6 +3,7 @@
 #ifndef OOMLENS_CLI_INPUTS_H_
 #define OOMLENS_CLI_INPUTS_H_
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,8 @@ namespace oomlens {
 
 struct InputOptions {
   bool recursive = false;
+  bool follow = false;               ///< follow symlinks found in directories (-L); loops are cut
+  const std::atomic<bool>* cancel = nullptr;  ///< an interrupt ends the walk; may be null
   std::vector<std::string> include;  ///< globs a file found in a directory must match (any)
   std::vector<std::string> exclude;  ///< globs that drop a file found in a directory
   std::string host_pattern;          ///< RE2 with one group; empty: the file name when several files

@@ -1,6 +1,7 @@
 // CI log scanning: inputs (directories, globs, compression, hosts), output
 // formats checked against their specs' required fields, --fail-on, merge and -j.
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -176,6 +177,26 @@ TEST_F(CiTest, FormatAndColorNamesIgnoreCase) {
   EXPECT_NE(always.out.find("\x1b["), std::string::npos);
   EXPECT_EQ(Run({"--color", "NEVER", log}).out.find("\x1b["), std::string::npos);
   EXPECT_EQ(Run({"--format", "yaml", log}).code, kExitError);
+}
+
+// -r reads regular files only and follows no symlink unless -L, where a loop is
+// walked once: two self-links, a FIFO and a link to /dev/zero all end (they hung).
+TEST_F(CiTest, RecursionEndsOnLoopsFifosAndDevices) {
+  std::string log = Write("d/a.log", Seed("jit_x", "2.00G"));
+  std::string d = dir_ + "/d";
+  ASSERT_EQ(::symlink(".", (d + "/self").c_str()), 0);
+  ASSERT_EQ(::symlink("../d", (d + "/again").c_str()), 0);
+  ASSERT_EQ(::mkfifo((d + "/fifo").c_str(), 0600), 0);
+  ASSERT_EQ(::symlink("/dev/zero", (d + "/zero.log").c_str()), 0);
+  for (const char* follow : {"", "-L"}) {
+    std::vector<std::string> args = {"--format", "json", "-r", d};
+    if (*follow) args.insert(args.begin(), follow);
+    Result r = Run(args);
+    EXPECT_EQ(r.code, kExitOomFound) << follow << r.err;
+    json report = json::parse(r.out);
+    EXPECT_EQ(report["inputs"].size(), 1u) << follow << ": " << report["inputs"].dump();
+    EXPECT_EQ(report["incidents"][0]["occurrences"], 1) << follow;
+  }
 }
 
 TEST_F(CiTest, DirectoriesGlobsAndHosts) {
