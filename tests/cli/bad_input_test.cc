@@ -78,6 +78,20 @@ TEST_F(BadInput, AFullDiskIsAnErrorNotABrokenPipe) {
       << ReadFile(err);
 }
 
+// The --rules walk ends on loops and refuses what is no rule file: a FIFO and a
+// link to /dev/zero (which was read whole into memory) are errors, not hangs.
+TEST_F(BadInput, RulesFolderWithLoopsFifosAndDevices) {
+  std::string rules = scratch_.path() + "/rules";
+  Write("rules/sub/.keep", "");
+  ASSERT_EQ(::symlink(".", (rules + "/loop").c_str()), 0);
+  ASSERT_EQ(::symlink("/dev/zero", (rules + "/zero.json").c_str()), 0);
+  ASSERT_EQ(::mkfifo((rules + "/fifo.json").c_str(), 0600), 0);
+  Result r = Run({"rules", "check", rules});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_NE(r.err.find("zero.json: not a rule file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fifo.json: not a rule file"), std::string::npos) << r.err;
+}
+
 TEST_F(BadInput, EmptyInput) {
   Result r = Run({Write("empty.log", "")});
   EXPECT_EQ(r.code, kExitNoOom);

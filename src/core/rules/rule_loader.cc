@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include <re2/re2.h>
 
@@ -19,6 +20,8 @@
 
 namespace oomlens {
 namespace {
+
+constexpr off_t kMaxRuleFileBytes = 16 << 20;  // the built-in rules are under 100 KiB each
 
 const std::set<std::string> kTopKeys = {"$schema", "version", "description", "signatures", "causes"};
 const std::set<std::string> kCauseKeys = {"id", "cause", "kinds", "when", "confidence", "fallback",
@@ -297,11 +300,19 @@ bool RuleSet::LoadDirectory(const std::string& dir, std::vector<Problem>* proble
   }
   std::vector<std::string> files;
   std::vector<std::string> pending = {dir};
+  std::set<std::pair<dev_t, ino_t>> visited;  // a symlink loop is walked once
+  bool ok = true;
   while (!pending.empty()) {
     std::string current = pending.back();
     pending.pop_back();
+    if (::stat(current.c_str(), &st) != 0 || !visited.insert({st.st_dev, st.st_ino}).second) continue;
     DIR* d = ::opendir(current.c_str());
-    if (!d) continue;
+    if (!d) {
+      problems->push_back(Problem{Problem::Severity::kError, current, "cannot open the rules folder",
+                                  "check its permissions, or leave it out of --rules"});
+      ok = false;
+      continue;
+    }
     while (dirent* e = ::readdir(d)) {
       std::string n = e->d_name;
       if (n == "." || n == "..") continue;
@@ -313,8 +324,14 @@ bool RuleSet::LoadDirectory(const std::string& dir, std::vector<Problem>* proble
     ::closedir(d);
   }
   std::sort(files.begin(), files.end());
-  bool ok = true;
   for (const auto& path : files) {
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > kMaxRuleFileBytes) {
+      problems->push_back(Problem{Problem::Severity::kError, path,
+                                  "not a rule file (not a regular file, or larger than 16 MiB)",
+                                  "remove it from the rules folder"});
+      ok = false;
+      continue;
+    }
     std::ifstream in(path, std::ios::binary);
     std::stringstream buffer;
     buffer << in.rdbuf();
