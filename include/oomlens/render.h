@@ -73,6 +73,12 @@ void RenderHtml(const Report& report, std::ostream& out);
 /// Renders the report in the given format; options apply to the text format.
 void RenderReport(const Report& report, Format format, const TextOptions& options, std::ostream& out);
 
+/// Text safe for a terminal or a CI log: C0 and C1 controls (ESC, CSI 0x9B,
+/// U+009B ...) and DEL become '?', invalid UTF-8 bytes too; tabs and valid UTF-8
+/// stay (and line breaks, when keep_line_breaks). The one filter for every field
+/// that came from a log or a report.
+std::string Printable(std::string_view text, bool keep_line_breaks = false);
+
 /// Escapes text for HTML content and attributes (& < > " '), control bytes too.
 std::string HtmlEscape(const std::string& text);
 

@@ -18,7 +18,7 @@ void PrintProblems(const std::vector<Problem>& problems, bool quiet, std::ostrea
   for (const auto& p : problems) {
     bool error = p.severity == Problem::Severity::kError;
     if (quiet && !error) continue;
-    err << "oomlens: " << (error ? "error: " : "warning: ") << FormatProblem(p) << "\n";
+    err << "oomlens: " << (error ? "error: " : "warning: ") << Printable(FormatProblem(p)) << "\n";
   }
 }
 

@@ -92,6 +92,30 @@ TEST_F(BadInput, RulesFolderWithLoopsFifosAndDevices) {
   EXPECT_NE(r.err.find("fifo.json: not a rule file"), std::string::npos) << r.err;
 }
 
+// No escape sequence reaches a terminal or a CI log from a merged report's fields
+// or from a file name: C0, C1 (raw 0x9B and U+009B) and DEL become '?'.
+TEST_F(BadInput, EscapesFromReportsAndFileNamesStayInert) {
+  std::string title = "T\x1b[31mX\xc2\x9b" "31mY\x9b" "Z";
+  nlohmann::json doc = {{"schema_version", 1}, {"inputs", nlohmann::json::array()},
+                        {"incidents", {{{"kind", "k\x1b]0;owned\x07"}, {"code", "E\x1b[2J"}, {"title", title},
+                                        {"occurrences", 1}, {"first", {{"input", "a\x1b[1m.log"}, {"line", 1}}}}}},
+                        {"problems", {{{"severity", "warning"}, {"where", "w\x1b[5m"}, {"message", "m\x9b"}}}}};
+  std::string report = Write("report.json", doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  Write(std::string("name\x1b[7m.log"), "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate "
+        "8.00M. That was not possible. There are 6.43M free.; (0x0x1_HBM0)\n");
+  for (const char* format : {"text", "github", "markdown"}) {
+    Result merged = Run({"merge", "--format", format, report});
+    Result named = Run({"--format", format, scratch_.path() + "/name\x1b[7m.log", scratch_.path() + "/none\x1b[7m.log"});
+    for (const Result* r : {&merged, &named}) {
+      for (const std::string* text : {&r->out, &r->err}) {
+        EXPECT_EQ(text->find('\x1b'), std::string::npos) << format << ": " << *text;
+        EXPECT_EQ(text->find("\xc2\x9b"), std::string::npos) << format;
+        EXPECT_EQ(text->find('\x9b'), std::string::npos) << format;
+      }
+    }
+  }
+}
+
 TEST_F(BadInput, EmptyInput) {
   Result r = Run({Write("empty.log", "")});
   EXPECT_EQ(r.code, kExitNoOom);

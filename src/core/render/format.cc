@@ -47,6 +47,32 @@ std::optional<ColorMode> ParseColorMode(std::string_view name) {
   return static_cast<ColorMode>(index);
 }
 
+std::string Printable(std::string_view text, bool keep_line_breaks) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      bool line_break = keep_line_breaks && (c == '\n' || c == '\r');
+      out += ((c < 0x20 && c != '\t' && !line_break) || c == 0x7f) ? '?' : static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    size_t length = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+    bool valid = length > 0 && i + length <= text.size();
+    for (size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    bool c1 = valid && length == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0;  // U+0080-U+009F
+    if (!valid || c1) {
+      out += '?';
+      i += valid ? length : 1;
+      continue;
+    }
+    out.append(text.substr(i, length));
+    i += length;
+  }
+  return out;
+}
+
 void RenderReport(const Report& report, Format format, const TextOptions& options, std::ostream& out) {
   switch (format) {
     case Format::kText: return RenderText(report, options, out);

@@ -13,7 +13,7 @@ constexpr size_t kMaxAnnotationBytes = 4000;  // and truncates long messages
 // Escapes text for a Markdown table cell (no pipes, no line breaks, no HTML).
 std::string Cell(const std::string& text) {
   std::string out;
-  for (char c : text) {
+  for (char c : Printable(text, /*keep_line_breaks=*/true)) {
     if (c == '|') out += "\\|";
     else if (c == '\n' || c == '\r') out += ' ';
     else if (c == '<') out += "&lt;";
@@ -26,7 +26,7 @@ std::string Cell(const std::string& text) {
 
 // Log lines inside a code fence: a fence in the log must not close ours.
 std::string Fenced(const std::string& line) {
-  std::string out = line;
+  std::string out = Printable(line);
   for (size_t pos = out.find("```"); pos != std::string::npos; pos = out.find("```", pos)) out.replace(pos, 3, "'''");
   return out;
 }
@@ -56,7 +56,8 @@ std::string Details(const Incident& i, size_t number) {
 }
 
 // Escapes a workflow command's message (%, CR, LF) or property (also : and ,).
-std::string Escape(const std::string& text, bool property) {
+std::string Escape(const std::string& raw, bool property) {
+  std::string text = Printable(raw, /*keep_line_breaks=*/true);
   std::string out;
   for (char c : text) {
     if (c == '%') out += "%25";

@@ -4,6 +4,7 @@
 #include "core/model/fact_values.h"
 #include "core/render/render_json.h"
 #include "oomlens/diff.h"
+#include "oomlens/render.h"
 #include "oomlens/size.h"
 
 namespace oomlens {
@@ -15,12 +16,6 @@ constexpr size_t kAllocationsShown = 8;
 
 
 std::string Value(const FactValue& v) { return v.type == FactType::kSize ? FormatSize(v.integer) : v.text; }
-
-std::string Printable(std::string s) {
-  for (char& c : s)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return s;
-}
 
 std::string Head(const IncidentDiff& d) {
   std::string head = (d.code.empty() ? d.kind : d.code) + " " + d.title;

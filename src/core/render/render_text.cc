@@ -33,16 +33,6 @@ class Style {
   bool color_;
 };
 
-// Makes log text safe for a terminal: control bytes (ESC among them) become '?'.
-std::string Printable(const std::string& s) {
-  std::string out = s;
-  for (char& c : out) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (u < 0x20 && c != '\t') c = '?';
-    if (u == 0x7f) c = '?';
-  }
-  return out;
-}
 
 
 std::string FactText(const FactValue& v) {
@@ -231,7 +221,7 @@ void RenderIncident(const Incident& i, size_t number, const Style& style, const 
   const Diagnosis& d = i.diagnosis;
   char confidence[16];
   std::snprintf(confidence, sizeof confidence, "%.2f", d.best.confidence);
-  std::string head = "[" + std::to_string(number) + "] " + (i.code.empty() ? "" : i.code + " ") + i.title;
+  std::string head = Printable("[" + std::to_string(number) + "] " + (i.code.empty() ? "" : i.code + " ") + i.title);
   out << style.Bold(head) << " · " << style.Red(d.best.cause) << " (confidence " << confidence << ")\n";
   out << "    " << Printable(d.summary) << "\n";
   auto row = [&](const char* label, const std::string& value) {
@@ -338,9 +328,9 @@ void RenderText(const Report& report, const TextOptions& options, std::ostream& 
   out << style.Bold(Verdict(report)) << "\n";
   for (size_t k = 0; report.incidents.size() > 1 && k < report.incidents.size(); ++k) {
     const Incident& i = report.incidents[k];
-    out << "  [" << k + 1 << "] " << (i.code.empty() ? i.kind : i.code) << ": ";
+    out << "  [" << k + 1 << "] " << Printable(i.code.empty() ? i.kind : i.code) << ": ";
     if (i.consequence_of != 0) {
-      out << "follows [" << i.consequence_of << "]: " << i.relation << "\n";
+      out << "follows [" << i.consequence_of << "]: " << Printable(i.relation) << "\n";
     } else {
       out << Printable(i.diagnosis.summary) << " [" << i.diagnosis.best.cause << "]\n";
     }
