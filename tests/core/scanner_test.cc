@@ -196,7 +196,7 @@ TEST_F(ScannerTest, TensorSizeIsDerivedFromShapeAndDtype) {
   ASSERT_EQ(r.incidents.size(), 1u);
   EXPECT_EQ(r.incidents[0].derived.at("tensor_bytes").integer, 16LL * 112 * 112 * 147 * 4);
   // A tensor of 118 MB failing with no allocator numbers: the device was already full
-  // (the convention of DOMAIN.md section 12), said with modest confidence.
+  // (docs/causes.md, the conventions), said with modest confidence.
   EXPECT_EQ(r.incidents[0].diagnosis.best.cause, "aggregate_usage");
   EXPECT_LE(r.incidents[0].diagnosis.best.confidence, 0.5);
 }

@@ -20,7 +20,7 @@ SHAPE is one re-shaping or several joined with '+', applied in order:
   random      a seeded random combination of the above (widths 30-160)
 
 --corpus re-shapes every *.log of SRC_DIR into DST_DIR and copies its MANIFEST.json,
-so that ../shared/tools/corpus-check scores the re-shaped logs like the originals.
+so that a corpus checker scores the re-shaped logs like the originals.
 Deterministic for a given seed.
 """
 import os

@@ -1,6 +1,6 @@
 // Program history: lines that show a program was compiled and that the job made
 // progress (completed steps) before an incident. A program that compiled and ran
-// and later fails to load was evicted by buffers (DOMAIN.md, section 2).
+// and later fails to load was evicted by buffers.
 #ifndef OOMLENS_CORE_HISTORY_H_
 #define OOMLENS_CORE_HISTORY_H_
 

@@ -13,7 +13,7 @@ struct Chip {
   int64_t gib;  // memory of one device as the runtime sees it (a TPU v2/v3 core, a chip, a GPU)
 };
 
-// Public spec figures (DOMAIN.md section 9).
+// Public spec figures: the HBM of one TPU device, the memory of one GPU.
 constexpr Chip kChips[] = {
     {"v2", 8},        {"v3", 16},       {"v4", 32},       {"v5e", 16},       {"v5litepod", 16},
     {"v5p", 95},      {"v6e", 32},      {"tpu7x", 192},   {"v7x", 192},      {"v100-16", 16},
