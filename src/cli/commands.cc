@@ -170,6 +170,11 @@ bool LoadRulesForReport(const Options& o, RuleSet* rules, std::ostream& err) {
 int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Console& console) {
   RuleSet rules;
   if (!LoadRulesForReport(o, &rules, err)) return kExitError;
+  if (rules.IncidentKinds().empty()) {
+    err << "oomlens: error: no signature is loaded, so no OOM could be found (help: drop --no-builtin-rules, or "
+           "give --rules a folder with signatures)\n";
+    return kExitError;
+  }
   std::vector<std::string> args = o.files;
   if (args.empty()) {
     if (console.stdin_is_terminal) {  // a person at a terminal: take a paste

@@ -74,7 +74,14 @@ bool ExpandInputs(const std::vector<std::string>& args, const InputOptions& opti
   for (const auto& arg : args) {
     if (arg != "-" && options.recursive && IsDirectory(arg)) {
       Visited visited;
+      size_t before = paths.size();
       Walk(arg, options, &visited, &paths);
+      if (paths.size() == before && !(options.cancel && options.cancel->load())) {
+        *error = arg + ": no file to read in it" +
+                 std::string(options.include.empty() ? "" : " matching --include") +
+                 " (help: check the path and the globs; a CI job whose logs are missing should not pass)";
+        return false;
+      }
     } else {
       paths.push_back(arg);  // a directory without -r: the scanner says to use -r
     }

@@ -25,7 +25,7 @@ struct InputFile {
 
 /// Expands args into files, in a deterministic order (directories sorted).
 /// Explicit files are kept even when a glob would drop them. Returns false and
-/// sets *error for a bad --host-from-path pattern.
+/// sets *error for a bad --host-from-path pattern, or a directory with no file to read.
 bool ExpandInputs(const std::vector<std::string>& args, const InputOptions& options, std::vector<InputFile>* out,
                   std::string* error);
 

@@ -153,6 +153,17 @@ TEST_F(CiTest, ARecoveredOomFailsNothingByDefault) {
   EXPECT_EQ(Run({Write("then_failed.log", retry + Seed("jit_step", "29.49G"))}).code, kExitOomFound);
 }
 
+// A CI job whose logs or rules are missing does not pass as "no OOM found".
+TEST_F(CiTest, NothingToReadOrNoRulesIsAnError) {
+  Write("empty/notes.txt", "nothing here");
+  Result empty = Run({"-r", dir_ + "/empty", "--include", "*.log"});
+  EXPECT_EQ(empty.code, kExitError);
+  EXPECT_NE(empty.err.find("no file to read in it matching --include"), std::string::npos) << empty.err;
+  Result no_rules = Run({"--no-builtin-rules", ManyIncidents(1)});
+  EXPECT_EQ(no_rules.code, kExitError);
+  EXPECT_NE(no_rules.err.find("no signature is loaded"), std::string::npos) << no_rules.err;
+}
+
 // A cause that only a --rules folder defines can be named in --fail-on.
 TEST_F(CiTest, FailOnKnowsCausesOfExtraRules) {
   std::string log = ManyIncidents(1);
