@@ -267,6 +267,30 @@ TEST_F(CiTest, CompressedLogsAreReadWhateverTheirName) {
   EXPECT_NE(cut.err.find("truncated file?"), std::string::npos) << cut.err;
 }
 
+// A checksum error at the end of a gzip log: what was inflated before it (the
+// log's end, where the OOM usually is) is scanned, then the error said. (zstd
+// checks its frame checksum before it hands out the frame's last bytes.)
+TEST_F(CiTest, ACorruptChecksumKeepsWhatWasDecompressed) {
+  std::string log;
+  for (int k = 0; k < 40000; ++k) log += "I1130 12:00:00.000000  1 train.py:1] step " + std::to_string(k) + " loss=2.3\n";
+  log += Seed("jit_end", "5.00G");
+  std::string gz(compressBound(log.size()) + 64, '\0');
+  z_stream z{};
+  deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  z.next_in = reinterpret_cast<Bytef*>(log.data());
+  z.avail_in = static_cast<uInt>(log.size());
+  z.next_out = reinterpret_cast<Bytef*>(gz.data());
+  z.avail_out = static_cast<uInt>(gz.size());
+  ASSERT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  gz.resize(z.total_out);
+  deflateEnd(&z);
+  gz[gz.size() - 8] = static_cast<char>(gz[gz.size() - 8] ^ 0xff);  // the CRC32 of the trailer
+  Result r = Run({"--format", "json", Write("crc.log.gz", gz)});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_NE(r.out.find("\"program\": \"jit_end\""), std::string::npos) << "the end was lost";
+  EXPECT_NE(r.err.find("corrupt gzip data: incorrect data check"), std::string::npos) << r.err;
+}
+
 TEST_F(CiTest, MergeOfPerHostReportsEqualsOneRun) {
   std::vector<std::string> logs = {
       Write("host-a.log", Seed("jit_x", "2.00G") + Seed("jit_y", "3.00G")),

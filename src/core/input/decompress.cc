@@ -45,6 +45,10 @@ class GzipSource : public ByteSource {
       *error = "cannot initialise zlib";
       return -1;
     }
+    if (!pending_error_.empty()) {  // reported after the bytes inflated before it
+      *error = pending_error_;
+      return -1;
+    }
     z_.next_out = reinterpret_cast<Bytef*>(buf);
     z_.avail_out = static_cast<uInt>(n);
     while (z_.avail_out == n) {
@@ -69,8 +73,13 @@ class GzipSource : public ByteSource {
       } else if (rc == Z_OK || rc == Z_BUF_ERROR) {
         if (z_.avail_out != n || rc == Z_OK) member_done_ = false;
       } else {
-        *error = std::string("corrupt gzip data: ") + (z_.msg ? z_.msg : "inflate failed");
-        return -1;
+        std::string message = std::string("corrupt gzip data: ") + (z_.msg ? z_.msg : "inflate failed");
+        if (z_.avail_out == n) {
+          *error = message;
+          return -1;
+        }
+        pending_error_ = message;  // hand on what was inflated (often the log's end, where the OOM is)
+        break;
       }
     }
     return static_cast<long>(n - z_.avail_out);
@@ -81,6 +90,7 @@ class GzipSource : public ByteSource {
   std::vector<char> input_;
   z_stream z_;
   bool ok_ = false, eof_ = false, member_done_ = false;
+  std::string pending_error_;
 };
 
 class ZstdSource : public ByteSource {
@@ -92,6 +102,10 @@ class ZstdSource : public ByteSource {
   ~ZstdSource() override { ZSTD_freeDStream(stream_); }
 
   long Read(char* buf, size_t n, std::string* error) override {
+    if (!pending_error_.empty()) {  // reported after the bytes decompressed before it
+      *error = pending_error_;
+      return -1;
+    }
     ZSTD_outBuffer out{buf, n, 0};
     while (out.pos == 0) {
       if (in_buf_.pos == in_buf_.size && !eof_) {
@@ -109,8 +123,13 @@ class ZstdSource : public ByteSource {
       }
       size_t hint = ZSTD_decompressStream(stream_, &out, &in_buf_);
       if (ZSTD_isError(hint)) {
-        *error = std::string("corrupt zstd data: ") + ZSTD_getErrorName(hint);
-        return -1;
+        std::string message = std::string("corrupt zstd data: ") + ZSTD_getErrorName(hint);
+        if (out.pos == 0) {
+          *error = message;
+          return -1;
+        }
+        pending_error_ = message;
+        break;
       }
       last_hint_ = hint;
     }
@@ -124,6 +143,7 @@ class ZstdSource : public ByteSource {
   ZSTD_inBuffer in_buf_{nullptr, 0, 0};
   bool eof_ = false;
   size_t last_hint_ = 0;
+  std::string pending_error_;
 };
 
 }  // namespace
