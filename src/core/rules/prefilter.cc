@@ -32,11 +32,27 @@ std::unique_ptr<re2::RE2::Set> CompileSet(const std::vector<std::string>& litera
   return !literals.empty() && set->Compile() ? std::move(set) : nullptr;
 }
 
+// The literals that hold no other literal: a line holds one of the literals
+// exactly when it holds one of these.
+std::vector<std::string> Minimal(const std::vector<std::string>& literals) {
+  std::vector<std::string> minimal;
+  for (size_t i = 0; i < literals.size(); ++i) {
+    bool holds_another = false;
+    for (size_t j = 0; j < literals.size() && !holds_another; ++j) {
+      bool same = literals[j] == literals[i];
+      holds_another = same ? j < i : literals[i].find(literals[j]) != std::string::npos;
+    }
+    if (!holds_another) minimal.push_back(literals[i]);
+  }
+  return minimal;
+}
+
 }  // namespace
 
 Prefilter::Prefilter(std::vector<std::string> literals)
     : literals_(std::move(literals)), search_(LiteralSearch::Build(literals_)) {
-  if (!search_) {
+  if (search_) first_pass_ = LiteralSearch::Build(Minimal(literals_));
+  if (!first_pass_) {
     any_ = Compile(literals_);
     each_ = CompileSet(literals_);
   }
@@ -45,13 +61,13 @@ Prefilter::Prefilter(std::vector<std::string> literals)
 Prefilter::~Prefilter() = default;
 
 bool Prefilter::MayMatch(std::string_view text) const {
-  if (search_) return search_->FindInFirstLine(text) != std::string_view::npos;
+  if (first_pass_) return first_pass_->FindInFirstLine(text) != std::string_view::npos;
   if (!any_) return !literals_.empty();  // no usable pattern: let every line through
   return RE2::PartialMatch(re2::StringPiece(text), *any_);
 }
 
 size_t Prefilter::Find(std::string_view text) const {
-  if (search_) return search_->FindInFirstLine(text);
+  if (first_pass_) return first_pass_->FindInFirstLine(text);
   if (!any_) return literals_.empty() ? std::string_view::npos : 0;
   re2::StringPiece match;
   if (!any_->Match(re2::StringPiece(text), 0, text.size(), RE2::UNANCHORED, &match, 1)) {

@@ -1,6 +1,9 @@
 // The cheap first pass: a line can start an OOM message only if it holds one of
 // the signatures' literals. All literals are searched in one pass (LiteralSearch;
-// RE2's DFA over their alternation when the literals do not suit it).
+// RE2's DFA over their alternation when the literals do not suit it). A literal
+// that holds another ("CUDA error: out of memory" holds "out of memory") cannot
+// add a line to that pass, so the pass searches only the others; telling which
+// literals a candidate line holds (Which) searches them all.
 #ifndef OOMLENS_CORE_PREFILTER_H_
 #define OOMLENS_CORE_PREFILTER_H_
 
@@ -32,7 +35,8 @@ class Prefilter {
 
  private:
   std::vector<std::string> literals_;
-  std::unique_ptr<LiteralSearch> search_;  // null when the literals do not suit it
+  std::unique_ptr<LiteralSearch> first_pass_;  // the literals that hold no other; null when unsuited
+  std::unique_ptr<LiteralSearch> search_;      // all literals; null when the literals do not suit it
   std::unique_ptr<re2::RE2> any_;
   std::unique_ptr<re2::RE2::Set> each_;  // the literals one by one, to tell which are present
 };
