@@ -45,6 +45,23 @@ TEST_F(ScannerTest, SeedMessage) {
   EXPECT_EQ(i.diagnosis.docs, (std::vector<std::string>{"https://openxla.org/xla/errors/error_0101"}));
 }
 
+TEST_F(ScannerTest, SparseCoreWordsTooManyForBytesAreAWarningNotAFact) {
+  // E3000 sizes are 32-bit words: a count whose bytes overflow is dropped, the rest is read.
+  Report r = Scan(
+      "INTERNAL:Failed to run pass pipeline. Hlo-Op: result.1:2:1: error: 'memref.alloca' op current "
+      "allocation offset upper bound (140704 words) exceeds the legitimate user allocatable offset upper bound "
+      "(131071 words) in memory space 202 when allocating 9999999999999999999 words.\n");
+  ASSERT_EQ(r.incidents.size(), 1u);
+  const Incident& i = r.incidents[0];
+  EXPECT_EQ(i.code, "E3000");
+  EXPECT_EQ(Bytes(i, "limit_bytes"), 131071 * 4);
+  EXPECT_EQ(i.facts.at("memory_space").text, "spmem");
+  EXPECT_EQ(i.facts.count("requested_bytes"), 0u);
+  bool warned = false;
+  for (const auto& p : r.problems) warned = warned || p.message.find("ignored requested_bytes") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
 TEST_F(ScannerTest, ManyPartitionsAreOneIncident) {
   std::string log;
   for (int p = 0; p < 256; ++p) {

@@ -68,6 +68,7 @@ std::vector<FactInfo> BuildRegistry() {
       {"dtype", T::kText, false, "element type of the tensor"},
       {"allocator", T::kText, false, "allocator name (GPU_0_bfc ...)"},
       {"autotuning", T::kText, false, "set when the allocation was made by the XLA autotuner"},
+      {"sparsecore_program", T::kText, false, "set when a SparseCore program's buffer did not fit (E3000)"},
       {"process", T::kText, false, "process name (host OOM kills)"},
       {"pid", T::kCount, false, "process id"},
       {"signal", T::kText, false, "signal that killed a worker (Killed, Bus error)"},

@@ -52,6 +52,7 @@ class DocLoader {
   std::shared_ptr<ItemSpec> Items(const json& obj, const std::string& ptr);
   void Aggregates(const json& obj, const std::string& ptr, std::vector<Aggregate>* out);
   void KindWhen(const json& obj, const std::string& ptr, std::vector<KindRefinement>* out);
+  void Values(const json& obj, const std::string& ptr, std::vector<FactPattern>* facts);
   const FactInfo* ReadFactName(const json& obj, const std::string& key, const std::string& ptr);
   bool LoadCause(const json& j, const std::string& ptr, CauseRule* rule);
 

@@ -2,6 +2,7 @@
 #ifndef OOMLENS_CORE_RULE_DATA_H_
 #define OOMLENS_CORE_RULE_DATA_H_
 
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -24,12 +25,16 @@ namespace oomlens {
 
 /// A named group of a pattern and the fact (or allocation field) it writes.
 /// A group named "<fact>__decimal" reads sizes in SI units (MB = 10^6 bytes);
-/// "<fact>__gib" (__mib, __gb, __mb) reads a bare number in that unit.
+/// "<fact>__gib" (__mib, __gb, __mb) reads a bare number in that unit;
+/// "<fact>__words" a bare number of 32-bit words.
 struct FactGroup {
   int index = 0;
   const FactInfo* info = nullptr;
   bool decimal = false;
   std::string unit;  // appended to a bare number before it is read as a size
+  int64_t bytes_per_unit = 1;  // a bare count of words: bytes each
+  /// The signature's "values" for this fact: printed text -> the value written.
+  std::shared_ptr<const std::map<std::string, std::string>> values;
 };
 
 /// A regex whose named groups write facts.

@@ -13,20 +13,22 @@ namespace {
 const std::set<std::string> kSignatureKeys = {
     "id",      "kind",      "code",     "title",      "description", "priority",  "literals",
     "start",   "complete",  "follow",   "facts",      "require",     "max_wrap",  "max_lines",
-    "samples", "items",     "annotates", "aggregates", "reject",     "kind_when", "after", "series", "activity", "fragment", "match"};
+    "samples", "items",     "annotates", "aggregates", "reject",     "kind_when", "after", "series", "activity", "fragment", "match", "values"};
 const std::set<std::string> kAggregateKeys = {"pattern", "sum", "max", "count"};
 const std::set<std::string> kKindWhenKeys = {"pattern", "kind"};
 const std::set<std::string> kItemKeys = {"start", "each", "fields", "max_items"};
 
 // "<fact>__decimal" reads SI sizes ("268.96MB" = 268.96e6 bytes); "<fact>__gib",
-// "__mib", "__gb", "__mb" read bare numbers printed in that unit ("7.07" GB).
+// "__mib", "__gb", "__mb" read bare numbers printed in that unit ("7.07" GB);
+// "__words" a bare count of 32-bit words (the SparseCore compiler's unit).
 void ReadUnitSuffix(std::string* name, FactGroup* group) {
   static const struct {
     const char* suffix;
     bool decimal;
     const char* unit;
-  } kSuffixes[] = {{"__decimal", true, ""}, {"__gib", false, "G"}, {"__mib", false, "M"},
-                   {"__gb", true, "G"},     {"__mb", true, "M"}};
+    int64_t bytes_per_unit;
+  } kSuffixes[] = {{"__decimal", true, "", 1}, {"__gib", false, "G", 1}, {"__mib", false, "M", 1},
+                   {"__gb", true, "G", 1},     {"__mb", true, "M", 1},   {"__words", false, "", 4}};
   for (const auto& s : kSuffixes) {
     std::string suffix = s.suffix;
     if (name->size() <= suffix.size() || name->compare(name->size() - suffix.size(), suffix.size(), suffix) != 0)
@@ -34,6 +36,7 @@ void ReadUnitSuffix(std::string* name, FactGroup* group) {
     name->resize(name->size() - suffix.size());
     group->decimal = s.decimal;
     group->unit = s.unit;
+    group->bytes_per_unit = s.bytes_per_unit;
     return;
   }
 }
@@ -106,6 +109,7 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
   sig->items = Items(j, ptr);
   Aggregates(j, ptr, &sig->aggregates);
   KindWhen(j, ptr, &sig->kind_when);
+  Values(j, ptr, &sig->facts);
   sig->reject = Regex(j, "reject", ptr, false);
   for (const auto& name : sig->require) {
     bool captured = false;
@@ -185,6 +189,37 @@ void DocLoader::Aggregates(const json& obj, const std::string& ptr, std::vector<
       continue;
     }
     if (agg.re) out->push_back(std::move(agg));
+  }
+}
+
+// "values": {"memory_space": {"203": "hbm", ...}}: a text fact printed as a
+// code is written as the name the code stands for (codes not listed stay as printed).
+void DocLoader::Values(const json& obj, const std::string& ptr, std::vector<FactPattern>* facts) {
+  auto it = obj.find("values");
+  if (it == obj.end()) return;
+  std::string p = ptr + "/values";
+  if (!it->is_object()) {
+    Error(p, "'values' must be an object of facts", R"(write {"memory_space": {"203": "hbm"}})");
+    return;
+  }
+  for (const auto& [name, table] : it->items()) {
+    const FactInfo* info = FindFact(name);
+    bool captured = false;
+    for (const auto& f : *facts)
+      for (const auto& g : f.groups) captured = captured || g.info == info;
+    if (!info || info->type != FactType::kText || !captured || !table.is_object()) {
+      Error(p + "/" + name, "'values' needs a text fact that a pattern of 'facts' captures, with an object of values",
+            "name a text fact (oomlens rules facts) and map each printed code to a name: {\"203\": \"hbm\"}");
+      continue;
+    }
+    auto map = std::make_shared<std::map<std::string, std::string>>();
+    for (const auto& [code, value] : table.items()) {
+      if (value.is_string()) (*map)[code] = value.get<std::string>();
+      else Error(p + "/" + name + "/" + code, "a value must be a string", "write \"" + code + "\": \"name\"");
+    }
+    for (auto& f : *facts)
+      for (auto& g : f.groups)
+        if (g.info == info) g.values = map;
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include <re2/re2.h>
@@ -164,9 +165,33 @@ void ForEachCapture(const re2::RE2& re, std::string_view text,
 
 namespace oomlens {
 
+namespace {
+
+// A bare count of units of bytes_per_unit bytes ("23440" words): its bytes, exactly.
+bool ReadUnits(const FactGroup& group, std::string_view text, FactValue* value, std::string* error) {
+  if (!MakeFact(*group.info, text, value, error, false)) return false;
+  if (value->tolerance != 0 || value->integer < 0 ||
+      value->integer > std::numeric_limits<int64_t>::max() / group.bytes_per_unit) {
+    *error = "'" + std::string(text) + "' is not a whole number of " + std::to_string(group.bytes_per_unit) +
+             "-byte units that oomlens can hold";
+    return false;
+  }
+  value->integer *= group.bytes_per_unit;
+  value->number = static_cast<double>(value->integer);
+  value->text = std::to_string(value->integer);
+  return true;
+}
+
+}  // namespace
+
 bool ReadGroup(const FactGroup& group, std::string_view text, FactValue* value, std::string* error) {
-  bool bare = !group.unit.empty() && !text.empty() && std::isdigit(static_cast<unsigned char>(text.back()));
-  if (!bare) return MakeFact(*group.info, text, value, error, group.decimal);
+  if (group.values) {
+    auto it = group.values->find(std::string(text));
+    if (it != group.values->end()) text = it->second;
+  }
+  bool bare = !text.empty() && std::isdigit(static_cast<unsigned char>(text.back()));
+  if (bare && group.bytes_per_unit != 1) return ReadUnits(group, text, value, error);
+  if (!bare || group.unit.empty()) return MakeFact(*group.info, text, value, error, group.decimal);
   return MakeFact(*group.info, std::string(text) + group.unit, value, error, group.decimal);
 }
 

@@ -46,7 +46,31 @@ TEST(RuleLoader, RejectsUnknownKeyListingAllowedKeys) {
   EXPECT_EQ(problems[0],
             "bad.json:2:24: /signatures/0/strat: unknown key 'strat' (help: allowed keys: activity, after, aggregates, annotates, code, complete, "
             "description, facts, follow, fragment, id, items, kind, kind_when, literals, match, max_lines, max_wrap, priority, reject, require, samples, "
-            "series, start, title)");
+            "series, start, title, values)");
+}
+
+TEST(RuleLoader, ValuesNeedATextFactThatAPatternCaptures) {
+  auto problems = LoadProblems(R"json({"version": 1, "signatures": [{
+  "id": "demo", "kind": "tpu_buffer_alloc", "literals": ["Demo OOM"], "start": "Demo OOM",
+  "facts": ["wanted (?P<requested_bytes>{size})"], "require": ["requested_bytes"],
+  "values": {"requested_bytes": {"1": "one"}, "memory_space": {"203": "hbm"}},
+  "samples": [{"text": "Demo OOM: wanted 1.00G", "expect": {"requested_bytes": "1.00G"}}]}]})json");
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_NE(problems[0].find("/values/memory_space: 'values' needs a text fact that a pattern of 'facts' captures"),
+            std::string::npos) << problems[0];
+  EXPECT_NE(problems[1].find("/values/requested_bytes:"), std::string::npos) << problems[1];
+}
+
+TEST(RuleLoader, ValuesAndWordsAreReadAsTheSamplesSay) {
+  // A code becomes its name, a count of words becomes bytes; a code not listed stays.
+  auto problems = LoadProblems(R"json({"version": 1, "signatures": [{
+  "id": "demo", "kind": "tpu_vmem", "literals": ["Demo OOM"], "start": "Demo OOM",
+  "facts": ["needs (?P<requested_bytes__words>\\d+) words in space (?P<memory_space>\\d+)"],
+  "require": ["requested_bytes"], "values": {"memory_space": {"203": "hbm"}},
+  "samples": [{"text": "Demo OOM: needs 1000 words in space 203", "expect": {"requested_bytes": "4000", "memory_space": "hbm"}},
+              {"text": "Demo OOM: needs 3 words in space 7", "expect": {"requested_bytes": "12", "memory_space": "7"}}]}]})json",
+                               true);
+  EXPECT_TRUE(problems.empty()) << problems[0];
 }
 
 TEST(RuleLoader, RequiresVersionOne) {
