@@ -206,6 +206,34 @@ TEST_F(ScannerTest, ConsequencesPointAtTheirRoot) {
   EXPECT_EQ(r.incidents[2].consequence_of, 0u);  // a host kill is no consequence of a GPU OOM
 }
 
+TEST_F(ScannerTest, AConsequenceTakesTheDiagnosisOfItsBetterInformedRoot) {
+  // The BFC dump shows the allocator (limit, in use); TensorFlow's error after it
+  // shows only the tensor. Decided alone, the tensor would read as "device full".
+  Report r = Scan(
+      "W bfc_allocator.cc:273] Allocator (GPU_0_bfc) ran out of memory trying to allocate 512.00MiB.  Current "
+      "allocation summary follows.\n"
+      "I bfc_allocator.cc:683] Sum Total of in-use chunks: 874.79MiB\n"
+      "I bfc_allocator.cc:684] total_region_allocated_bytes_: 1148427008 memory_limit_: 1843986432 available "
+      "bytes: 695559424 curr_region_allocation_bytes_: 2147483648\n"
+      "I bfc_allocator.cc:685] Stats:\n"
+      "Limit:                  1846018048\n"
+      "InUse:                   917282560\n"
+      "MaxInUse:                917282560\n"
+      "W op_kernel.cc:1753] OP_REQUIRES failed at transpose_op.cc:198 : Resource exhausted: OOM when allocating "
+      "tensor with shape[4,2048,128,128] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by "
+      "allocator GPU_0_bfc\n");
+  ASSERT_EQ(r.incidents.size(), 2u);
+  const Incident& root = r.incidents[0];
+  const Incident& later = r.incidents[1];
+  ASSERT_EQ(later.consequence_of, 1u);
+  ASSERT_NE(root.diagnosis.best.cause, "unknown");
+  EXPECT_EQ(later.diagnosis.best.cause, root.diagnosis.best.cause);
+  EXPECT_EQ(later.diagnosis.summary, root.diagnosis.summary);
+  // what the tensor alone said stays visible as an alternative
+  ASSERT_FALSE(later.diagnosis.alternatives.empty());
+  EXPECT_EQ(later.diagnosis.alternatives[0].cause, "aggregate_usage");
+}
+
 TEST_F(ScannerTest, TensorSizeIsDerivedFromShapeAndDtype) {
   Report r = Scan(
       "Resource exhausted: OOM when allocating tensor with shape[16,112,112,147] and type float on "

@@ -11,22 +11,41 @@ struct Chain {
   const char* root;
   const char* consequence;
   const char* relation;
+  bool same_failure;  // one failure reported twice (not a failure that caused another)
 };
 
 // Known chains: the second failure is the first one seen from another layer.
 constexpr Chain kChains[] = {
-    {"bfc_allocator", "tf_oom_tensor", "the same allocation failure, reported by TensorFlow"},
-    {"bfc_allocator", "xla_gpu_alloc", "the same allocation failure, reported by XLA"},
-    {"host_oom_killer", "container_oom_killed", "the kill ended the container (exit code 137)"},
-    {"host_oom_killer", "dataloader_killed", "the kill took down a DataLoader worker"},
-    {"container_oom_killed", "host_oom_killer", "the process the container limit killed"},
+    {"bfc_allocator", "tf_oom_tensor", "the same allocation failure, reported by TensorFlow", true},
+    {"bfc_allocator", "xla_gpu_alloc", "the same allocation failure, reported by XLA", true},
+    {"host_oom_killer", "container_oom_killed", "the kill ended the container (exit code 137)", false},
+    {"host_oom_killer", "dataloader_killed", "the kill took down a DataLoader worker", false},
+    {"container_oom_killed", "host_oom_killer", "the process the container limit killed", false},
 };
 
-const char* Relation(const std::string& root, const std::string& consequence) {
+const Chain* FindChain(const std::string& root, const std::string& consequence) {
   for (const auto& c : kChains) {
-    if (root == c.root && consequence == c.consequence) return c.relation;
+    if (root == c.root && consequence == c.consequence) return &c;
   }
   return nullptr;
+}
+
+// A consequence prints fewer figures than its root (TensorFlow's error repeats
+// the request; the allocator dump before it shows the whole allocator). When its
+// own rules decide nothing, or it is the same failure and the root's rule is at
+// least as sure, it takes the root's diagnosis; its own conclusion stays as an
+// alternative.
+void InheritDiagnosis(const Incident& root, const Chain& chain, Incident* later) {
+  const Diagnosis& own = later->diagnosis;
+  if (root.diagnosis.best.cause == "unknown") return;
+  bool undecided = own.best.cause == "unknown";
+  if (!undecided && !(chain.same_failure && root.diagnosis.best.confidence >= own.best.confidence)) return;
+  Diagnosis taken = root.diagnosis;  // reports say which incident it follows (consequence_of)
+  if (!undecided && own.best.cause != taken.best.cause) {
+    taken.alternatives.insert(taken.alternatives.begin(),
+                              CauseMatch{own.best.cause, own.best.rule, own.best.confidence, own.evidence});
+  }
+  later->diagnosis = std::move(taken);
 }
 
 }  // namespace
@@ -38,9 +57,10 @@ void Correlate(std::vector<Incident>* incidents) {
       const Incident& root = (*incidents)[a];
       if (root.first_input_index != later.first_input_index || root.consequence_of != 0) continue;
       if (later.first.line < root.first.line || later.first.line - root.first.line > kWindowLines) continue;
-      if (const char* relation = Relation(root.kind, later.kind)) {
+      if (const Chain* chain = FindChain(root.kind, later.kind)) {
         later.consequence_of = a + 1;
-        later.relation = relation;
+        later.relation = chain->relation;
+        InheritDiagnosis(root, *chain, &later);
         break;
       }
     }

@@ -12,7 +12,9 @@ namespace oomlens {
 
 /// Sets consequence_of / relation on incidents that follow a root of a known
 /// chain within a few hundred lines of the same input. Incidents must be in
-/// order of first occurrence.
+/// order of first occurrence and decided: a consequence its own rules leave
+/// undecided (or the same failure, reported again with fewer figures) takes its
+/// root's diagnosis.
 void Correlate(std::vector<Incident>* incidents);
 
 }  // namespace oomlens
