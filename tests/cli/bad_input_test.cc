@@ -243,6 +243,36 @@ TEST_F(BadInput, BrokenRuleFilesAreReportedTogether) {
   EXPECT_NE(r.err.find("d_no_groups.json:1:99: /signatures/0/facts/0: pattern captures no fact"), std::string::npos);
 }
 
+// Nesting and chains as deep as an attacker likes: an error with the place, never a
+// stack overflow (in the JSON parser, in code that walks the result, in evaluation).
+TEST_F(BadInput, DeepNestingAndLongChainsAreErrorsNotCrashes) {
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  Result merge = Run({"merge", Write("deep.json", R"({"schema_version":1,"incidents":[{"kind":"x","facts":{"y":)" +
+                                                      deep + "}}]})")});
+  EXPECT_EQ(merge.code, kExitError);
+  EXPECT_NE(merge.err.find("deep.json: nested deeper than 64 levels"), std::string::npos) << merge.err;
+
+  std::string rules = dir_ + "/deep";
+  ::mkdir(rules.c_str(), 0700);
+  Write("deep/nested.json", R"({"version": 1, "signatures": [{"id": )" + deep + "}]}");
+  std::string chain = "requested_bytes";
+  for (int i = 0; i < 50000; ++i) chain += " + requested_bytes";
+  Write("deep/chain.json", R"j({"version": 1, "causes": [{"id": "c", "cause": "oversize", "confidence": 0.5,
+    "kinds": ["tpu_buffer_alloc"], "when": ")j" + chain + R"j( > 1G", "summary": "s"}]})j");
+  Result check = Run({"rules", "check", rules});
+  EXPECT_EQ(check.code, kExitError);
+  EXPECT_NE(check.err.find("nested.json:1:99: nested deeper than 64 levels"), std::string::npos) << check.err;
+  EXPECT_NE(check.err.find("chain.json:2:44: /causes/0/when: bad expression at column 4625"), std::string::npos)
+      << check.err.substr(0, 500);
+  EXPECT_NE(check.err.find("expression too long"), std::string::npos);
+  EXPECT_LT(check.err.size(), 2000u);  // the expression is not quoted whole
+
+  // A JSON log line nested a million deep is text, and the OOM after it is still found.
+  Result log = RunLog("{\"log\": " + std::string(1000000, '[') + std::string(1000000, ']') + "}\n" + kSeed);
+  EXPECT_EQ(log.code, kExitOomFound);
+  EXPECT_TRUE(FoundSeed(log));
+}
+
 TEST_F(BadInput, DivisionByZeroInARuleNeverFires) {
   std::string rules = dir_ + "/zero";
   ::mkdir(rules.c_str(), 0700);

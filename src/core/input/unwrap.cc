@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/model/json_depth.h"
+
 namespace oomlens {
 namespace {
 
@@ -63,6 +65,7 @@ bool UnwrapCri(std::string_view line, std::string* partial, std::string* text, b
 bool UnwrapJson(std::string_view line, std::vector<std::string>* texts, std::string* host) {
   size_t start = line.find_first_not_of(" \t");
   if (start == std::string_view::npos || line[start] != '{') return false;
+  if (!JsonDepthWithin(line.substr(start))) return false;  // read as the text it is
   json doc = json::parse(line.begin() + static_cast<long>(start), line.end(), nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) return false;
   std::string text = FirstString(doc, {{"log"}, {"textPayload"}, {"jsonPayload", "message"}, {"message"}, {"msg"}});

@@ -2,6 +2,8 @@
 // diff take per-shard reports. Beside its writer, so the two change together.
 #include <nlohmann/json.hpp>
 
+#include "core/model/json_depth.h"
+
 #include "oomlens/render.h"
 
 namespace oomlens {
@@ -109,6 +111,10 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
 }  // namespace
 
 bool ParseJsonReport(std::string_view text, Report* report, std::string* error) {
+  if (!JsonDepthWithin(text)) {
+    *error = "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels: not a report oomlens wrote";
+    return false;
+  }
   json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
     *error = "not a JSON document";

@@ -1,5 +1,6 @@
 #include "core/rules/expr.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 
@@ -14,6 +15,7 @@ struct ExprNode {
   std::string name;  // fact, function, or operator spelling
   Value literal;
   std::vector<std::unique_ptr<ExprNode>> args;
+  int height = 1;  // of the tree under this node: evaluation recurses this deep
 };
 
 namespace {
@@ -54,6 +56,7 @@ bool Unify(Unit a, Unit b, Unit* out) {
 }
 
 constexpr int kMaxDepth = 64;  // nesting of parentheses, not and unary minus
+constexpr int kMaxHeight = 256;  // of the tree, however built (a chain of 50,000 '+' is as deep as it is long)
 
 class Parser {
  public:
@@ -103,6 +106,12 @@ class Parser {
     n->name = std::move(name);
     if (a) n->args.push_back(std::move(a));
     if (b) n->args.push_back(std::move(b));
+    for (const auto& arg : n->args) n->height = std::max(n->height, arg->height + 1);
+    if (n->height > kMaxHeight) {
+      Fail("expression too long (more than " + std::to_string(kMaxHeight) +
+           " operators in a chain): split it into several rules");
+      return nullptr;
+    }
     return n;
   }
   NodePtr Logical(Node::Op op, const char* word, NodePtr (Parser::*next)()) {
@@ -280,6 +289,7 @@ class Parser {
       }
       NodePtr arg = ParseAdd();
       if (!arg) return nullptr;
+      call->height = std::max(call->height, arg->height + 1);  // below kMaxHeight + 1: its args were built
       call->args.push_back(std::move(arg));
     }
     if (!Symbol(")")) {

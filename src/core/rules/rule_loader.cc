@@ -13,6 +13,7 @@
 #include <re2/re2.h>
 
 #include "core/model/hash.h"
+#include "core/model/json_depth.h"
 #include "core/rules/doc_loader.h"
 #include "core/rules/embedded_rules.h"
 #include "core/rules/signature_patterns.h"
@@ -129,13 +130,27 @@ std::shared_ptr<RE2> DocLoader::Regex(const json& obj, const std::string& key,
   return re;
 }
 
+namespace {
+
+// The expression as quoted in a message: whole when short, else the 60
+// characters before the place it went wrong.
+std::string Quoted(const std::string& src, size_t offset) {
+  constexpr size_t kShown = 60;
+  if (src.size() <= 2 * kShown) return "'" + src + "'";
+  size_t from = offset > kShown ? offset - kShown : 0;
+  return "'..." + src.substr(from, std::min(offset, src.size()) - from + 1) + "...' (" +
+         std::to_string(src.size()) + " characters)";
+}
+
+}  // namespace
+
 std::shared_ptr<Expr> DocLoader::Expression(const std::string& src, const std::string& ptr,
                                             bool condition) {
   std::string error;
   size_t offset = 0;
   std::shared_ptr<Expr> expr = Expr::Parse(src, &error, &offset);
   if (!expr) {
-    Error(ptr, "bad expression at column " + std::to_string(offset + 1) + " of '" + src + "': " + error,
+    Error(ptr, "bad expression at column " + std::to_string(offset + 1) + " of " + Quoted(src, offset) + ": " + error,
           "see docs/rules.md, 'Expressions'");
     return nullptr;
   }
@@ -231,6 +246,12 @@ bool DocLoader::LoadCause(const json& j, const std::string& ptr, CauseRule* rule
 }
 
 bool DocLoader::Load(RuleData* data) {
+  if (size_t deep = JsonTooDeepAt(text_); deep != std::string_view::npos) {
+    problems_->push_back(Problem{Problem::Severity::kError, name_ + ":" + locator_.WhereOffset(deep),
+                                 "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels",
+                                 "a rule file nests about 6 levels: check that it is a rule file"});
+    return false;
+  }
   json doc;
   try {
     doc = json::parse(text_.begin(), text_.end());
