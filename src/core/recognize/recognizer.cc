@@ -231,7 +231,10 @@ void Recognizer::Route(std::string_view text, uint64_t number, const std::string
 
 // A line that holds a message's start is recognised on its own (and joins an
 // open message in Continue when it is its rest), so the paste restorer keeps it apart.
-bool Recognizer::HoldsStart(std::string_view text) { return reader_.FindStart(cleaner_.Clean(text).message); }
+bool Recognizer::HoldsStart(std::string_view text) {
+  // Cleaning only removes a prefix, so a line without a literal cannot hold a start.
+  return prefilter_->MayMatch(text) && reader_.FindStart(cleaner_.Clean(text).message);
+}
 
 void Recognizer::FeedLogical(std::string_view text, uint64_t number, const std::string& host) {
   current_line_ = number;

@@ -301,8 +301,9 @@ bool RuleSet::LoadText(const std::string& name, std::string_view text, std::vect
 }
 
 bool RuleSet::LoadBuiltin(std::vector<Problem>* problems) {
-  bool ok = true;
-  for (const auto& file : EmbeddedRuleFiles()) ok = LoadText(std::string(file.name), file.text, problems) && ok;
+  bool ok = true;  // the files one by one, then one index and prefilter for all
+  for (const auto& file : EmbeddedRuleFiles()) ok = DocLoader(std::string(file.name), file.text, problems).Load(data_.get()) && ok;
+  Reindex(data_.get());
   return ok;
 }
 
@@ -362,8 +363,9 @@ bool RuleSet::LoadDirectory(const std::string& dir, std::vector<Problem>* proble
       ok = false;
       continue;
     }
-    ok = LoadText(path, buffer.str(), problems) && ok;
+    ok = DocLoader(path, buffer.str(), problems).Load(data_.get()) && ok;
   }
+  Reindex(data_.get());
   return ok;
 }
 
