@@ -93,9 +93,7 @@ bool ExpandInputs(const std::vector<std::string>& args, const InputOptions& opti
         *error = "--host-from-path '" + options.host_pattern + "': " + *error;
         return false;
       }
-    } else if (paths.size() > 1 && path != "-") {
-      file.host = FileStem(path);
-    }
+    }  // else the merge of several files' reports names hosts after the files
     out->push_back(std::move(file));
   }
   return true;

@@ -1,5 +1,3 @@
-#include "core/rules/rule_data.h"
-#include "core/model/event.h"
 #include "oomlens/merge.h"
 
 #include <algorithm>
@@ -7,6 +5,9 @@
 
 #include "core/analyze/finish.h"
 #include "core/analyze/grouping.h"
+#include "core/model/event.h"
+#include "core/rules/rule_data.h"
+#include "oomlens/scanner.h"
 
 namespace oomlens {
 namespace {
@@ -19,12 +20,28 @@ std::string IncidentKey(const Incident& i) {
   return GroupKey(e);
 }
 
+// With several parts, an incident of a part that read one file and names no host
+// comes from that file: the file's name (its stem) is its host, so incidents
+// that group across files say where they were seen (docs/cli.md, "Several files").
+void NameHostsAfterTheirFile(Report* part) {
+  if (part->inputs.size() != 1 || part->inputs[0].name == "<stdin>") return;
+  std::string host = FileStem(part->inputs[0].name);
+  auto with_host = [&host](std::string* who) { *who = "host " + host + (who->empty() ? "" : ", " + *who); };
+  for (auto& incident : part->incidents) {
+    if (!incident.hosts.empty()) continue;
+    incident.hosts.insert(host);
+    with_host(&incident.first_who);
+    for (auto& outlier : incident.outliers) with_host(&outlier.who);
+  }
+}
+
 }  // namespace
 
 Report MergeReports(std::vector<Report> parts, const RuleSet& rules, const std::string& chip) {
   Report merged;
   std::map<std::string, size_t> index;
   for (auto& part : parts) {
+    if (parts.size() > 1) NameHostsAfterTheirFile(&part);
     int offset = static_cast<int>(merged.inputs.size());
     for (auto& in : part.inputs) merged.inputs.push_back(std::move(in));
     for (auto& p : part.problems) merged.problems.push_back(std::move(p));
