@@ -46,6 +46,13 @@ bool HostFromPath(const std::string& path, const std::string& pattern, std::stri
 /// "logs/worker-3.log.gz" -> "worker-3".
 std::string FileStem(const std::string& path);
 
+/// Reports larger than this are not read back (merge, diff): an error says so.
+constexpr size_t kMaxReportBytes = size_t{256} << 20;
+
+/// Reads a report written with --format json from fd (gzip or zstd too), at most
+/// kMaxReportBytes. False with *error when it is no such report or too large.
+bool ReadJsonReport(int fd, Report* report, std::string* error);
+
 class Scanner {
  public:
   /// rules must outlive the scanner.
@@ -63,6 +70,14 @@ class Scanner {
   bool ScanFd(int fd, const std::string& name, const std::string& host = "");
   /// Scans text held in memory (a paste).
   void ScanText(std::string_view text, const std::string& name);
+
+  /// For `diff`, whose sides may be logs or reports: reads fd once (a pipe works).
+  /// A report written with --format json (any key order, gzip or zstd too) goes
+  /// to *report and gives kReport; anything else is scanned as a log, like ScanFd
+  /// (Finish() gives its report), and gives kLog. *ok is false when the report is
+  /// broken or too large (*error says why) or the log could not be read.
+  enum class Content { kLog, kReport };
+  Content ScanFdOrReadReport(int fd, const std::string& name, Report* report, bool* ok, std::string* error);
 
   /// Groups, derives and decides. Call once, after the last Scan*.
   Report Finish();

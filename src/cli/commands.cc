@@ -1,6 +1,11 @@
 #include "cli/commands.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -213,19 +218,30 @@ int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Consol
   return Finish(o, scanner.Finish(), read_all, out, err, console);
 }
 
+namespace {
+
+// Opens path for reading ("-": stdin), or -1 with *error.
+int OpenInput(const std::string& path, std::string* error) {
+  if (path == "-") return STDIN_FILENO;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) *error = std::string(std::strerror(errno)) + (errno == ENOENT ? " (help: check the path)" : "");
+  return fd;
+}
+
+}  // namespace
+
 int RunMerge(const Options& o, std::ostream& out, std::ostream& err, const Console& console) {
   RuleSet rules;
   if (!LoadRulesForReport(o, &rules, err)) return kExitError;
   std::vector<Report> parts;
   for (const auto& path : o.reports) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
     Report part;
     std::string error;
-    if (!in || !ParseJsonReport(text.str(), &part, &error)) {
-      err << "oomlens: error: " << path << ": " << (in ? error : "cannot read the file")
-          << " (help: merge takes reports written with --format json)\n";
+    int fd = OpenInput(path, &error);
+    bool ok = fd >= 0 && ReadJsonReport(fd, &part, &error);
+    if (fd > STDIN_FILENO) ::close(fd);
+    if (!ok) {
+      err << "oomlens: error: " << path << ": " << error << " (help: merge takes reports written with --format json)\n";
       return kExitError;
     }
     parts.push_back(std::move(part));
@@ -238,27 +254,24 @@ int RunMerge(const Options& o, std::ostream& out, std::ostream& err, const Conso
 
 namespace {
 
-// True when the file starts like a report written with --format json.
-bool LooksLikeJsonReport(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char head[256] = {};
-  in.read(head, sizeof head - 1);
-  std::string start(head, static_cast<size_t>(in.gcount()));
-  size_t brace = start.find_first_not_of(" \t\r\n");
-  return brace != std::string::npos && start[brace] == '{' && start.find("\"schema_version\"") != std::string::npos;
-}
-
-// One side of a diff: a JSON report as written, or a log scanned now.
+// One side of a diff: a JSON report as written, or a log scanned now; read once.
 bool ReadSide(const std::string& path, const RuleSet& rules, const Options& o, Report* report, std::ostream& err) {
-  if (path != "-" && LooksLikeJsonReport(path)) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string error;
-    Report read;
-    if (!ParseJsonReport(text.str(), &read, &error)) {
-      err << "oomlens: error: " << path << ": " << error
-          << " (help: give a log or a report written with --format json)\n";
+  std::string error;
+  int fd = OpenInput(path, &error);
+  if (fd < 0) {
+    err << "oomlens: error: " << path << ": " << error << "\n";
+    return false;
+  }
+  ScanOptions options;
+  options.chip = o.chip;
+  Scanner scanner(rules, options);
+  bool ok = true;
+  Report read;
+  Scanner::Content content = scanner.ScanFdOrReadReport(fd, path == "-" ? "<stdin>" : path, &read, &ok, &error);
+  if (fd != STDIN_FILENO) ::close(fd);
+  if (content == Scanner::Content::kReport) {
+    if (!ok) {
+      err << "oomlens: error: " << path << ": " << error << " (help: give a log or a report written with --format json)\n";
       return false;
     }
     std::vector<Report> parts;
@@ -266,10 +279,6 @@ bool ReadSide(const std::string& path, const RuleSet& rules, const Options& o, R
     *report = MergeReports(std::move(parts), rules, o.chip);  // derives facts and decides causes again
     return true;
   }
-  ScanOptions options;
-  options.chip = o.chip;
-  Scanner scanner(rules, options);
-  bool ok = path == "-" ? scanner.ScanFd(0, "<stdin>", "") : scanner.ScanFile(path, "");
   *report = scanner.Finish();
   PrintProblems(report->problems, o.quiet, err);
   return ok;

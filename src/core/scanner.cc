@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
 #include <re2/re2.h>
 
 #include <algorithm>
@@ -22,13 +23,80 @@
 #include "core/recognize/recognizer.h"
 #include "core/analyze/history.h"
 #include "core/analyze/series.h"
+#include "core/model/json_depth.h"
+#include "oomlens/render.h"
 
 namespace oomlens {
 namespace {
 
 constexpr size_t kMaxProblems = 200;
 
+constexpr size_t kLook = 64 * 1024;
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+// Reads on from source while text holds only blanks from `from` on (and the
+// source has more): the offset of the first byte that is not blank, or npos at the end.
+size_t NextNonBlank(ByteSource* source, size_t from, std::string* text, std::string* error) {
+  for (;;) {
+    for (size_t i = from; i < text->size(); ++i)
+      if (!IsSpace((*text)[i])) return i;
+    from = text->size();
+    if (text->size() > kMaxReportBytes || !ReadUpTo(source, text->size() + kLook, text, error) ||
+        text->size() == from)
+      return std::string::npos;
+  }
+}
+
+// Whether the input is one JSON document (a report, valid or not) rather than a log,
+// and reads it whole into *text if so. A log of JSON lines is told by the value that
+// follows its first; its first line is all that is read. Sets *too_large when a
+// document that names a schema version is over kMaxReportBytes.
+bool IsOneJsonDocument(ByteSource* source, std::string* text, bool* too_large, std::string* error) {
+  size_t start = NextNonBlank(source, 0, text, error);
+  if (start == std::string::npos || (*text)[start] != '{') return false;
+  JsonBrackets brackets;
+  size_t fed = start, end = std::string::npos;
+  while (end == std::string::npos) {
+    size_t at = brackets.Feed(std::string_view(*text).substr(fed));
+    if (at != std::string::npos) end = fed + at;
+    fed = text->size();
+    if (end != std::string::npos) break;
+    if (text->size() > kMaxReportBytes) {
+      *too_large = text->find("\"schema_version\"") != std::string::npos;
+      return *too_large;
+    }
+    if (!ReadUpTo(source, text->size() + kLook, text, error) || text->size() == fed) return false;  // never closed
+  }
+  if (NextNonBlank(source, end, text, error) != std::string::npos) return false;  // more follows: JSON lines
+  if (!JsonDepthWithin(*text)) return true;  // the report reader says what is wrong
+  auto doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  return doc.is_object() && doc.contains("schema_version");
+}
+
+std::string TooLarge() {
+  return "larger than " + std::to_string(kMaxReportBytes >> 20) +
+         " MiB; a report that large is not read back (write fewer incidents: --max-incidents)";
+}
+
+// The whole of a (decompressed) report, or false with *error.
+bool ReadReportText(ByteSource* source, std::string* text, std::string* error) {
+  if (!ReadUpTo(source, kMaxReportBytes + 1, text, error)) return false;
+  if (text->size() > kMaxReportBytes) {
+    *error = TooLarge();
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+bool ReadJsonReport(int fd, Report* report, std::string* error) {
+  FdSource raw(fd);
+  std::string format, text;
+  std::unique_ptr<ByteSource> source = OpenDecompressing(&raw, &format);
+  return ReadReportText(source.get(), &text, error) && ParseJsonReport(text, report, error);
+}
 
 struct Scanner::State {
   const RuleSet& rules;
@@ -135,6 +203,23 @@ bool Scanner::ScanFd(int fd, const std::string& name, const std::string& host) {
 void Scanner::ScanText(std::string_view text, const std::string& name) {
   StringSource source(text);
   state_->Scan(&source, name, "");
+}
+
+Scanner::Content Scanner::ScanFdOrReadReport(int fd, const std::string& name, Report* report, bool* ok,
+                                             std::string* error) {
+  FdSource raw(fd);
+  raw.StopWhen(state_->options.cancel);
+  std::string format, text, read_error;
+  std::unique_ptr<ByteSource> source = OpenDecompressing(&raw, &format);
+  bool too_large = false;
+  if (IsOneJsonDocument(source.get(), &text, &too_large, &read_error)) {
+    *ok = !too_large && ParseJsonReport(text, report, error);
+    if (too_large) *error = TooLarge();
+    return Content::kReport;
+  }
+  PrefixedSource rest(std::move(text), source.get());  // what was read to look is scanned too
+  *ok = state_->Scan(&rest, name, "");
+  return Content::kLog;
 }
 
 bool Scanner::ScanFile(const std::string& path, const std::string& host) {

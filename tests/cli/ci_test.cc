@@ -244,21 +244,6 @@ TEST_F(CiTest, DirectoriesGlobsAndHosts) {
   EXPECT_NE(no_r.err.find("or -r to read it recursively"), std::string::npos);
 }
 
-// text in one gzip member.
-std::string Gzip(const std::string& text) {
-  std::string gz(compressBound(text.size()) + 64, '\0');
-  z_stream z{};
-  deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);  // 15 + 16: the gzip wrapper
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(gz.data());
-  z.avail_out = static_cast<uInt>(gz.size());
-  int rc = deflate(&z, Z_FINISH);
-  gz.resize(rc == Z_STREAM_END ? z.total_out : 0);
-  deflateEnd(&z);
-  return gz;
-}
-
 TEST_F(CiTest, CompressedLogsAreReadWhateverTheirName) {
   std::string log = "noise\n" + Seed("jit_z", "5.00G");
   std::string gz = Gzip(log);

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <stdlib.h>
+#include <zlib.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -28,6 +29,21 @@ inline CliResult RunOomlens(std::vector<std::string> args, const Console& consol
   std::ostringstream out, err;
   int code = RunCli(static_cast<int>(argv.size()), argv.data(), out, err, console);
   return {code, out.str(), err.str()};
+}
+
+// text in one gzip member.
+inline std::string Gzip(const std::string& text) {
+  std::string gz(compressBound(text.size()) + 64, '\0');
+  z_stream z{};
+  deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);  // 15 + 16: the gzip wrapper
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(gz.data());
+  z.avail_out = static_cast<uInt>(gz.size());
+  int rc = deflate(&z, Z_FINISH);
+  gz.resize(rc == Z_STREAM_END ? z.total_out : 0);
+  deflateEnd(&z);
+  return gz;
 }
 
 inline std::string ReadFile(const std::string& path) {

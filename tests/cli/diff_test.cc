@@ -2,6 +2,8 @@
 // To approve changed output: OOMLENS_UPDATE_GOLDEN=1 build/unit_tests --gtest_filter='Diff*'
 #include <unistd.h>
 
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -71,6 +73,47 @@ TEST_F(DiffTest, AnIncidentThatAppearsFailsTheRun) {
   CliResult back = RunOomlens({"diff", kAfter, "testdata/logs/negative/quota_429_resource_exhausted.log"});
   EXPECT_EQ(back.code, kExitNoOom);
   EXPECT_NE(back.out.find("  vanished  E1000"), std::string::npos) << back.out;
+}
+
+// A side is read once, from the same stream the scan reads: a pipe loses nothing
+// (the first 8 KiB were lost to sniffing), and a report is told by parsing it, in
+// any key order and compressed, never by where "schema_version" sits.
+TEST_F(DiffTest, EachSideIsReadOnceAndReportsAreToldByParsing) {
+  ScratchDir dir;
+  std::string report = RunOomlens({"--format", "json", kAfter}).out;
+  auto doc = nlohmann::json::parse(report);
+  std::string sorted = dir.Write("sorted.json", doc.dump(1));  // nlohmann sorts keys: schema_version near the end
+  std::string gzipped = dir.Write("after.json.gz", Gzip(report));
+  CliResult same = RunOomlens({"diff", sorted, gzipped});
+  EXPECT_EQ(same.code, kExitNoOom) << same.err;
+  EXPECT_NE(same.out.find("  same      E1000"), std::string::npos) << same.out;
+
+  std::string padded = std::string(9000, '\n') + ReadFile(kAfter);  // the OOM past the first 8 KiB
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  std::thread writer([&] {
+    size_t done = 0;
+    while (done < padded.size()) {
+      ssize_t n = ::write(fds[1], padded.data() + done, padded.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    ::close(fds[1]);
+  });
+  CliResult piped = RunOomlens({"diff", "testdata/logs/negative/quota_429_resource_exhausted.log",
+                                "/dev/fd/" + std::to_string(fds[0])});
+  writer.join();
+  ::close(fds[0]);
+  EXPECT_EQ(piped.code, kExitOomFound) << piped.err;
+  EXPECT_NE(piped.out.find("  appeared  E1000"), std::string::npos) << piped.out;
+
+  // a log of JSON lines starts with '{' too: it is scanned, not taken for a report
+  std::string lines = dir.Write("cloud.log",
+      "{\"textPayload\": \"starting\"}\n{\"textPayload\": \"RESOURCE_EXHAUSTED: Error allocating device buffer: "
+      "Attempting to allocate 8.00M. That was not possible. There are 6.43M free.; (0x0x1_HBM0)\"}\n");
+  CliResult jsonl = RunOomlens({"diff", "testdata/logs/negative/quota_429_resource_exhausted.log", lines});
+  EXPECT_EQ(jsonl.code, kExitOomFound) << jsonl.err;
+  EXPECT_NE(jsonl.out.find("  appeared  E0100"), std::string::npos) << jsonl.out;
 }
 
 TEST_F(DiffTest, BadInputsSayWhatIsWrong) {

@@ -43,6 +43,27 @@ long StringSource::Read(char* buf, size_t n, std::string*) {
   return static_cast<long>(count);
 }
 
+long PrefixedSource::Read(char* buf, size_t n, std::string* error) {
+  if (given_ < prefix_.size()) {
+    size_t count = std::min(n, prefix_.size() - given_);
+    std::memcpy(buf, prefix_.data() + given_, count);
+    given_ += count;
+    return static_cast<long>(count);
+  }
+  return rest_->Read(buf, n, error);
+}
+
+bool ReadUpTo(ByteSource* source, size_t limit, std::string* text, std::string* error) {
+  char buf[64 * 1024];
+  while (text->size() < limit) {
+    long n = source->Read(buf, std::min(sizeof buf, limit - text->size()), error);
+    if (n < 0) return false;
+    if (n == 0) break;
+    text->append(buf, static_cast<size_t>(n));
+  }
+  return true;
+}
+
 LineReader::LineReader(ByteSource* source, size_t chunk, size_t max_line)
     : source_(source),
       chunk_(chunk),

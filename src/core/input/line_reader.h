@@ -60,6 +60,22 @@ class StringSource : public ByteSource {
   std::string_view text_;
 };
 
+/// Bytes already read (to look at the start of a pipe), then the rest of a source.
+class PrefixedSource : public ByteSource {
+ public:
+  PrefixedSource(std::string prefix, ByteSource* rest) : prefix_(std::move(prefix)), rest_(rest) {}
+  long Read(char* buf, size_t n, std::string* error) override;
+
+ private:
+  std::string prefix_;
+  size_t given_ = 0;
+  ByteSource* rest_;
+};
+
+/// Appends from source to *text until the source ends or *text holds limit
+/// bytes. False (with *error) on a read error.
+bool ReadUpTo(ByteSource* source, size_t limit, std::string* text, std::string* error);
+
 /// Splits a ByteSource into lines with a fixed buffer: chunk + max_line bytes.
 /// Lines longer than max_line are cut (truncated = true) and their rest skipped.
 class LineReader {
