@@ -272,6 +272,7 @@ Report Scanner::Finish() {
   State& s = *state_;
   s.recognizer.Finish();
   s.report.incidents = s.grouper.Take();
+  s.grouper.folded().Report(&s.report.problems);
   std::vector<MemorySeries> series = s.series.Take();
   AttachSeries(series, &s.report.incidents);
   s.history.Attach(&s.report.incidents);

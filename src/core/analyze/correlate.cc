@@ -54,9 +54,10 @@ void Correlate(std::vector<Incident>* incidents) {
   for (size_t b = 0; b < incidents->size(); ++b) {
     Incident& later = (*incidents)[b];
     for (size_t a = b; a-- > 0;) {
-      const Incident& root = (*incidents)[a];
-      if (root.first_input_index != later.first_input_index || root.consequence_of != 0) continue;
-      if (later.first.line < root.first.line || later.first.line - root.first.line > kWindowLines) continue;
+      const Incident& root = (*incidents)[a];  // in order of first occurrence: earlier ones are further away
+      if (root.first_input_index != later.first_input_index) break;
+      if (later.first.line >= root.first.line && later.first.line - root.first.line > kWindowLines) break;
+      if (root.consequence_of != 0 || later.first.line < root.first.line) continue;
       if (const Chain* chain = FindChain(root.kind, later.kind)) {
         later.consequence_of = a + 1;
         later.relation = chain->relation;

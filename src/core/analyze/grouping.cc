@@ -85,9 +85,26 @@ std::string GroupKey(const Event& event) {
   return key;
 }
 
+void FoldedEvents::Report(std::vector<Problem>* problems) const {
+  if (events == 0) return;
+  std::string kinds_text;
+  for (const auto& [kind, count] : kinds)
+    kinds_text += (kinds_text.empty() ? "" : ", ") + kind + " " + std::to_string(count);
+  problems->push_back(Problem{Problem::Severity::kWarning, first.input + ":" + std::to_string(first.line),
+                              std::to_string(events) + " events of further incidents were counted but not kept (" +
+                                  kinds_text + "): a report keeps " + std::to_string(kMaxIncidents) +
+                                  " distinct incidents",
+                              "the incidents shown stand; to see the others, scan the part of the log they are in"});
+}
+
 void IncidentGrouper::Add(Event&& event) {
   std::string key = GroupKey(event);
   auto it = index_.find(key);
+  if (it == index_.end() && incidents_.size() >= kMaxIncidents) {
+    if (folded_.events++ == 0) folded_.first = event.where;
+    ++folded_.kinds[event.kind];
+    return;
+  }
   if (it == index_.end()) {
     Incident incident;
     incident.kind = event.kind;

@@ -16,16 +16,31 @@
 
 namespace oomlens {
 
+/// Distinct incidents one report keeps: memory and time stay bounded when a log
+/// holds a flood of different failures; events of further incidents are counted.
+constexpr size_t kMaxIncidents = 10000;
+
+/// What a report could not keep: events of incidents past kMaxIncidents.
+struct FoldedEvents {
+  uint64_t events = 0;
+  Location first;                       // where the first of them was
+  std::map<std::string, uint64_t> kinds;  // events by kind
+  /// Adds to problems the warning that says so (nothing when none was folded).
+  void Report(std::vector<Problem>* problems) const;
+};
+
 class IncidentGrouper {
  public:
   /// Adds an event (incrementally: memory grows with incidents, not events).
   void Add(Event&& event);
   /// The incidents, in order of first occurrence.
   std::vector<Incident> Take();
+  const FoldedEvents& folded() const { return folded_; }
 
  private:
   std::map<std::string, size_t> index_;  // group key -> incidents_ position
   std::vector<Incident> incidents_;
+  FoldedEvents folded_;
 };
 
 /// The key events are grouped by.

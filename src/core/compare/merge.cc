@@ -40,6 +40,7 @@ void NameHostsAfterTheirFile(Report* part) {
 Report MergeReports(std::vector<Report> parts, const RuleSet& rules, const std::string& chip) {
   Report merged;
   std::map<std::string, size_t> index;
+  FoldedEvents folded;  // incidents past kMaxIncidents: their events counted
   for (auto& part : parts) {
     if (parts.size() > 1) NameHostsAfterTheirFile(&part);
     int offset = static_cast<int>(merged.inputs.size());
@@ -52,6 +53,12 @@ Report MergeReports(std::vector<Report> parts, const RuleSet& rules, const std::
       incident.first_input_index += offset;
       std::string key = IncidentKey(incident);
       auto it = index.find(key);
+      if (it == index.end() && merged.incidents.size() >= kMaxIncidents) {
+        if (folded.events == 0) folded.first = incident.first;
+        folded.events += incident.occurrences;
+        folded.kinds[incident.kind] += incident.occurrences;
+        continue;
+      }
       if (it == index.end()) {
         index[key] = merged.incidents.size();
         merged.incidents.push_back(std::move(incident));
@@ -60,6 +67,7 @@ Report MergeReports(std::vector<Report> parts, const RuleSet& rules, const std::
       }
     }
   }
+  folded.Report(&merged.problems);
   FinishIncidents(RuleDataOf(rules), chip, &merged.incidents);
   return merged;
 }

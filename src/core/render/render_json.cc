@@ -120,6 +120,17 @@ std::string Dump(const ojson& j, int indent) {
   return j.dump(indent, ' ', false, ojson::error_handler_t::replace);
 }
 
+// Writes j as it would appear nested `depth` levels deep in a document dumped
+// with indent 2.
+void WriteNested(const ojson& j, int depth, std::ostream& out) {
+  std::string text = Dump(j, 2), pad(static_cast<size_t>(2 * depth), ' ');
+  out << pad;
+  for (char c : text) {
+    out << c;
+    if (c == '\n') out << pad;  // a newline inside a string is written as \n: this one is structure
+  }
+}
+
 void RenderJson(const Report& report, std::ostream& out) {
   ojson doc;
   doc["schema_version"] = 1;
@@ -129,9 +140,7 @@ void RenderJson(const Report& report, std::ostream& out) {
     inputs.push_back({{"name", in.name}, {"lines", in.lines}, {"bytes", in.bytes}, {"ok", in.ok}});
   }
   doc["inputs"] = inputs;
-  ojson incidents = ojson::array();
-  for (const auto& i : report.incidents) incidents.push_back(IncidentJson(i));
-  doc["incidents"] = incidents;
+  doc["incidents"] = ojson::array();  // written one by one below: the document is never whole in memory
   ojson problems = ojson::array();
   for (const auto& p : report.problems) {
     problems.push_back({{"severity", p.severity == Problem::Severity::kError ? "error" : "warning"},
@@ -141,7 +150,21 @@ void RenderJson(const Report& report, std::ostream& out) {
   }
   doc["problems"] = problems;
   // Invalid UTF-8 from the log becomes U+FFFD, so the document is always valid.
-  out << Dump(doc, 2) << "\n";
+  std::string frame = Dump(doc, 2);
+  const std::string slot = "\n  \"incidents\": []";
+  size_t at = frame.find(slot) + slot.size() - 1;  // at its ']'
+  out << frame.substr(0, at - 1);
+  if (report.incidents.empty()) {
+    out << "[]";
+  } else {
+    out << "[\n";
+    for (size_t k = 0; k < report.incidents.size(); ++k) {
+      if (k > 0) out << ",\n";
+      WriteNested(IncidentJson(report.incidents[k]), 2, out);
+    }
+    out << "\n  ]";
+  }
+  out << frame.substr(at + 1) << "\n";
 }
 
 }  // namespace oomlens
