@@ -259,6 +259,22 @@ TEST_F(CiTest, CompressedLogsAreReadWhateverTheirName) {
   EXPECT_NE(cut.err.find("truncated file?"), std::string::npos) << cut.err;
 }
 
+// A zstd frame whose window exceeds 8 MiB (zstd --long=27) would cost 128 MiB per
+// input: it is refused with the reason and the way to read it, not decompressed.
+TEST_F(CiTest, AZstdWindowOverTheLimitIsRefusedWithTheWayOut) {
+  std::string log = Seed("jit_long", "5.00G") + std::string(24 << 20, '\n');  // the frame header asks for its window
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, 27);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_enableLongDistanceMatching, 1);
+  std::string zst(ZSTD_compressBound(log.size()), '\0');
+  zst.resize(ZSTD_compress2(cctx, zst.data(), zst.size(), log.data(), log.size()));
+  ZSTD_freeCCtx(cctx);
+  Result r = Run({Write("long.log.zst", zst)});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_NE(r.err.find("zstd window larger than 8 MiB (made with --long?)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("zstd -dc --long=31 FILE | oomlens"), std::string::npos);
+}
+
 // A checksum error at the end of a gzip log: what was inflated before it (the
 // log's end, where the OOM usually is) is scanned, then the error said. (zstd
 // checks its frame checksum before it hands out the frame's last bytes.)

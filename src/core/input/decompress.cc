@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <cstring>
 #include <vector>
@@ -93,11 +94,16 @@ class GzipSource : public ByteSource {
   std::string pending_error_;
 };
 
+// The largest zstd window read: 8 MiB (zstd's default levels use at most this; a
+// frame made with --long=27 would take 128 MiB more per input, 2 GB at -j 16).
+constexpr int kMaxZstdWindowLog = 23;
+
 class ZstdSource : public ByteSource {
  public:
   explicit ZstdSource(std::unique_ptr<ByteSource> in)
       : in_(std::move(in)), input_(ZSTD_DStreamInSize()), stream_(ZSTD_createDStream()) {
     ZSTD_initDStream(stream_);
+    ZSTD_DCtx_setParameter(stream_, ZSTD_d_windowLogMax, kMaxZstdWindowLog);
   }
   ~ZstdSource() override { ZSTD_freeDStream(stream_); }
 
@@ -123,7 +129,11 @@ class ZstdSource : public ByteSource {
       }
       size_t hint = ZSTD_decompressStream(stream_, &out, &in_buf_);
       if (ZSTD_isError(hint)) {
-        std::string message = std::string("corrupt zstd data: ") + ZSTD_getErrorName(hint);
+        std::string message = ZSTD_getErrorCode(hint) == ZSTD_error_frameParameter_windowTooLarge
+                                  ? "zstd window larger than " + std::to_string((1 << kMaxZstdWindowLog) >> 20) +
+                                        " MiB (made with --long?); oomlens keeps its memory bounded: "
+                                        "pipe it in with 'zstd -dc --long=31 FILE | oomlens'"
+                                  : std::string("corrupt zstd data: ") + ZSTD_getErrorName(hint);
         if (out.pos == 0) {
           *error = message;
           return -1;
