@@ -2,6 +2,7 @@
 #include "oomlens/scanner.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,6 +73,19 @@ bool IsOneJsonDocument(ByteSource* source, std::string* text, bool* too_large, s
   if (!JsonDepthWithin(*text)) return true;  // the report reader says what is wrong
   auto doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   return doc.is_object() && doc.contains("schema_version");
+}
+
+// A FIFO opened without blocking: waits, in slices an interrupt can end, until a
+// writer has written or gone, then makes reads block again. False when interrupted.
+bool WaitForWriter(int fd, const std::atomic<bool>* cancel) {
+  for (;;) {
+    pollfd ready{fd, POLLIN, 0};
+    if (::poll(&ready, 1, 100) > 0) break;  // data, or a writer came and went (POLLHUP)
+    if (cancel && cancel->load()) return false;
+  }
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return true;
 }
 
 std::string TooLarge() {
@@ -224,7 +238,14 @@ Scanner::Content Scanner::ScanFdOrReadReport(int fd, const std::string& name, Re
 
 bool Scanner::ScanFile(const std::string& path, const std::string& host) {
   if (path == "-") return ScanFd(STDIN_FILENO, "<stdin>", host);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  bool fifo = ::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0));
+  if (fifo && fd >= 0 && !WaitForWriter(fd, state_->options.cancel)) {
+    ::close(fd);
+    state_->report.interrupted = true;  // Ctrl-C while the FIFO waited for its writer
+    return false;
+  }
   if (fd < 0) {
     int err = errno;
     state_->AddProblem(Problem::Severity::kError, path, std::strerror(err),
@@ -232,7 +253,6 @@ bool Scanner::ScanFile(const std::string& path, const std::string& host) {
     state_->report.inputs.push_back(InputSummary{path, 0, 0, false});
     return false;
   }
-  struct stat st;
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     ::close(fd);
     state_->AddProblem(Problem::Severity::kError, path, "is a directory",

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -214,6 +216,28 @@ TEST_F(BadInput, MissingFileDirectoryAndFifo) {
   EXPECT_NE(r.err.find("missing.log: No such file or directory (help: check the path)"), std::string::npos);
   EXPECT_NE(r.err.find(": is a directory (help: give the log files inside it"), std::string::npos);
   EXPECT_TRUE(FoundSeed(r));  // the FIFO was read
+}
+
+// Ctrl-C while a FIFO waits for its writer (alone, or beside other files on
+// worker threads): 130 and no report, not "Interrupted system call" and exit 2.
+TEST_F(BadInput, InterruptWhileAFifoWaitsForItsWriter) {
+  std::string fifo = dir_ + "/quiet";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string other = Write("other.log", kSeed);
+  for (const auto& args : {std::vector<std::string>{fifo}, std::vector<std::string>{fifo, other}}) {
+    std::atomic<bool> interrupted{false};
+    Console console;
+    console.interrupted = &interrupted;
+    std::thread ctrl_c([&interrupted] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      interrupted.store(true);
+    });
+    Result r = Run(args, console);
+    ctrl_c.join();
+    EXPECT_EQ(r.code, kExitInterrupted) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("interrupted; no report written"), std::string::npos) << r.err;
+  }
 }
 
 TEST_F(BadInput, StdinClosedEarly) {
