@@ -2,8 +2,12 @@
 
 #include <httplib.h>
 
+#include <sys/socket.h>
+
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -99,6 +103,11 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
                       "the file instead\n", "text/plain");
     }
   });
+  // SO_REUSEADDR only: httplib's default SO_REUSEPORT let a second server share the port silently.
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   int port = serve.port;
   if (port == 0) {
     port = server.bind_to_any_port(serve.listen);
@@ -107,7 +116,7 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
   }
   if (port < 0) {
     err << "oomlens: error: cannot listen on " << serve.listen << ":" << serve.port
-        << " (help: is the port in use? try --port)\n";
+        << ": " << std::strerror(errno) << " (help: is another server on that port? try another --port)\n";
     return kExitError;
   }
   bool loopback = serve.listen.rfind("127.", 0) == 0 || serve.listen == "::1" || serve.listen == "localhost";

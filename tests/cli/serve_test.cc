@@ -83,5 +83,20 @@ TEST_F(ServeTest, PageApiHealthAndLimits) {
   EXPECT_NE(err_.str().find("(this machine only; --listen ADDRESS to expose it)"), std::string::npos);
 }
 
+// A second server on a port in use is refused (httplib's default SO_REUSEPORT let
+// it start silently and take half the traffic).
+TEST_F(ServeTest, ASecondServerOnTheSamePortIsRefused) {
+  ServeOptions options;
+  options.port = port_;
+  std::atomic<bool> stop{true};
+  Console console;
+  console.interrupted = &stop;
+  std::ostringstream out, err;
+  int code = RunServe(Options{}, options, out, err, console);
+  EXPECT_EQ(code, kExitError);
+  EXPECT_NE(err.str().find(":" + std::to_string(port_) + ": Address already in use"), std::string::npos) << err.str();
+  EXPECT_TRUE(Client().Get("/healthz"));  // the first one still serves
+}
+
 }  // namespace
 }  // namespace oomlens
