@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <sstream>
@@ -19,7 +20,8 @@
 namespace oomlens {
 namespace {
 
-const char kPolicy[] = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'";
+const char kPolicy[] =
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'";
 
 const char kForm[] =
     "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>oomlens</title>"
@@ -33,7 +35,43 @@ const char kForm[] =
 void Secure(httplib::Response* res) {
   res->set_header("Content-Security-Policy", kPolicy);
   res->set_header("X-Content-Type-Options", "nosniff");
+  res->set_header("X-Frame-Options", "DENY");
   res->set_header("Referrer-Policy", "no-referrer");
+}
+
+bool IsLoopback(const std::string& address) {
+  return address.rfind("127.", 0) == 0 || address == "::1" || address == "localhost";
+}
+
+// Why a request that a web page in a browser could make on its own is refused, or
+// "" to serve it: another site's Origin (a cross-site form or fetch), a Host that
+// is not this loopback server (DNS rebinding), and, for the API, a content type
+// a cross-site page may send without asking (text/plain, form data).
+std::string Refusal(const httplib::Request& req, const std::string& listen, int port, size_t max_body) {
+  std::string host = req.get_header_value("Host");
+  if (IsLoopback(listen)) {
+    std::string port_text = ":" + std::to_string(port);
+    bool ours = false;
+    for (const char* name : {"127.0.0.1", "localhost", "[::1]"})
+      ours = ours || host == name + port_text || (port == 80 && host == name) ||
+             host == (listen == "::1" ? "[::1]" : listen) + port_text;
+    if (!ours) return "403: Host '" + host + "' is not this server (it serves " + listen + port_text + " only)\n";
+  }
+  std::string origin = req.get_header_value("Origin");
+  if (req.has_header("Origin") && origin != "http://" + host)
+    return "403: requests from other sites (Origin '" + origin + "') are refused\n";
+  if (req.method == "POST" && req.path == "/api/v1/diagnose") {
+    std::string type = req.get_header_value("Content-Type");
+    type = type.substr(0, type.find(';'));
+    for (const char* simple : {"", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data"})
+      if (type == simple)
+        return "415: send the log as the body with a content type a web page cannot send on its own: curl "
+               "--data-binary @x.log -H 'Content-Type: application/octet-stream' (got '" + type + "')\n";
+  }
+  if (req.has_header("Content-Length") && std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) > max_body)
+    return "413: the log is larger than this server accepts (--max-body " + std::to_string(max_body) +
+           " bytes); run the oomlens command on the file instead\n";
+  return "";
 }
 
 // Diagnoses text with the loaded rules; renders it in the requested format.
@@ -73,8 +111,16 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
   server.set_payload_max_length(serve.max_body);
   server.set_read_timeout(serve.read_timeout_seconds, 0);
   server.set_write_timeout(serve.read_timeout_seconds, 0);
+  int port = serve.port;
+  server.set_pre_routing_handler([&serve, &port](const httplib::Request& req, httplib::Response& res) {
+    std::string refusal = Refusal(req, serve.listen, port, serve.max_body);  // before the body is read
+    if (refusal.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    res.status = std::stoi(refusal.substr(0, 3));
+    res.set_content(refusal, "text/plain; charset=utf-8");
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  server.set_post_routing_handler([](const httplib::Request&, httplib::Response& res) { Secure(&res); });  // errors too
   server.Get("/", [](const httplib::Request&, httplib::Response& res) {
-    Secure(&res);
     res.set_content(kForm, "text/html; charset=utf-8");
   });
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
@@ -83,7 +129,6 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
     if (req.has_file("log")) text = req.get_file_value("log").content;
     if (req.has_file("file")) text += (text.empty() ? "" : "\n") + req.get_file_value("file").content;
     if (req.has_param("log")) text += req.get_param_value("log");
-    Secure(&res);
     res.set_content(Diagnose(rules, o, text, Format::kHtml), ContentType(Format::kHtml));
   });
   server.Post("/api/v1/diagnose", [&](const httplib::Request& req, httplib::Response& res) {
@@ -94,11 +139,10 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
       res.set_content("unknown format '" + name + "': use json, markdown, html or text\n", "text/plain");
       return;
     }
-    Secure(&res);
     res.set_content(Diagnose(rules, o, req.body, *format), ContentType(*format));
   });
   server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-    if (res.status == 413) {
+    if (res.status == 413 && res.body.empty()) {
       res.set_content("413: the log is larger than this server accepts (--max-body); run the oomlens command on "
                       "the file instead\n", "text/plain");
     }
@@ -108,7 +152,6 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
     int yes = 1;
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
-  int port = serve.port;
   if (port == 0) {
     port = server.bind_to_any_port(serve.listen);
   } else if (!server.bind_to_port(serve.listen, port)) {
@@ -119,7 +162,7 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
         << ": " << std::strerror(errno) << " (help: is another server on that port? try another --port)\n";
     return kExitError;
   }
-  bool loopback = serve.listen.rfind("127.", 0) == 0 || serve.listen == "::1" || serve.listen == "localhost";
+  bool loopback = IsLoopback(serve.listen);
   err << "oomlens: serving on http://" << serve.listen << ":" << port << "/"
       << (loopback ? " (this machine only; --listen ADDRESS to expose it)" : " (reachable from other machines)")
       << "\n";

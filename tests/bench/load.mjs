@@ -28,7 +28,7 @@ function request() {
   return new Promise((resolve) => {
     const start = process.hrtime.bigint();
     const req = http.request({ host: '127.0.0.1', port, path: '/api/v1/diagnose', method: 'POST', agent,
-      headers: { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(body) }, timeout: 10000 }, (res) => {
+      headers: { 'Content-Type': 'application/octet-stream', 'Content-Length': Buffer.byteLength(body) }, timeout: 10000 }, (res) => {
       let text = '';
       res.on('data', (c) => { text += c; });
       res.on('end', () => resolve({ ok: res.statusCode === 200 && text.includes('oversize'),

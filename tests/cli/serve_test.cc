@@ -55,7 +55,7 @@ TEST_F(ServeTest, PageApiHealthAndLimits) {
   EXPECT_NE(page->body.find("<form method='post' action='/diagnose'"), std::string::npos);
   EXPECT_EQ(page->get_header_value("Content-Security-Policy").rfind("default-src 'none'", 0), 0u);
 
-  auto api = client.Post("/api/v1/diagnose", kSeed, "text/plain");
+  auto api = client.Post("/api/v1/diagnose", kSeed, "application/octet-stream");
   ASSERT_TRUE(api);
   EXPECT_EQ(api->status, 200);
   EXPECT_NE(api->body.find("\"kind\": \"tpu_program_load\""), std::string::npos);
@@ -68,16 +68,17 @@ TEST_F(ServeTest, PageApiHealthAndLimits) {
   EXPECT_NE(posted->body.find("<svg"), std::string::npos);
 
   std::string evil = std::string(kSeed).replace(std::string(kSeed).find("jit_embedding"), 13, "<script>x()</script>");
-  auto html = client.Post("/api/v1/diagnose?format=html", evil, "text/plain");
+  auto html = client.Post("/api/v1/diagnose?format=html", evil, "application/octet-stream");
   ASSERT_TRUE(html);
   EXPECT_EQ(html->body.find("<script>"), std::string::npos);
   EXPECT_NE(html->body.find("&lt;script&gt;"), std::string::npos);
 
-  auto big = client.Post("/api/v1/diagnose", std::string(8192, 'x'), "text/plain");
+  auto big = client.Post("/api/v1/diagnose", std::string(8192, 'x'), "application/octet-stream");
   ASSERT_TRUE(big);
   EXPECT_EQ(big->status, 413);
+  EXPECT_NE(big->body.find("(--max-body 4096 bytes)"), std::string::npos) << big->body;
 
-  auto bad = client.Post("/api/v1/diagnose?format=yaml", kSeed, "text/plain");
+  auto bad = client.Post("/api/v1/diagnose?format=yaml", kSeed, "application/octet-stream");
   ASSERT_TRUE(bad);
   EXPECT_EQ(bad->status, 400);
   EXPECT_NE(err_.str().find("(this machine only; --listen ADDRESS to expose it)"), std::string::npos);
@@ -96,6 +97,41 @@ TEST_F(ServeTest, ASecondServerOnTheSamePortIsRefused) {
   EXPECT_EQ(code, kExitError);
   EXPECT_NE(err.str().find(":" + std::to_string(port_) + ": Address already in use"), std::string::npos) << err.str();
   EXPECT_TRUE(Client().Get("/healthz"));  // the first one still serves
+}
+
+// What a web page in a browser could make the server do on its own is refused,
+// before the body is read: another site's Origin, a Host that is not this server
+// (DNS rebinding), the API with a content type a page sends without asking (curl's
+// default form data among them: a 415 that says how, not a misleading 413).
+// Every response, errors included, carries the security headers.
+TEST_F(ServeTest, CrossSiteRequestsAreRefusedAndEveryResponseIsSecured) {
+  auto client = Client();
+  auto rebound = client.Get("/", {{"Host", "evil.example:" + std::to_string(port_)}});
+  ASSERT_TRUE(rebound);
+  EXPECT_EQ(rebound->status, 403);
+  EXPECT_NE(rebound->body.find("Host 'evil.example:"), std::string::npos);
+  auto cross = client.Post("/api/v1/diagnose", {{"Origin", "http://evil.example"}}, kSeed, "application/octet-stream");
+  ASSERT_TRUE(cross);
+  EXPECT_EQ(cross->status, 403);
+  httplib::MultipartFormDataItems form = {{"log", kSeed, "", ""}};
+  auto form_post = client.Post("/diagnose", {{"Origin", "null"}}, form);
+  ASSERT_TRUE(form_post);
+  EXPECT_EQ(form_post->status, 403);
+  auto same = client.Post("/diagnose", {{"Origin", "http://127.0.0.1:" + std::to_string(port_)}}, form);
+  ASSERT_TRUE(same);
+  EXPECT_EQ(same->status, 200);
+  for (const char* type : {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"}) {
+    auto simple = client.Post("/api/v1/diagnose", std::string(9000, 'x'), type);
+    ASSERT_TRUE(simple);
+    EXPECT_EQ(simple->status, 415) << type;
+    EXPECT_NE(simple->body.find("-H 'Content-Type: application/octet-stream'"), std::string::npos);
+  }
+  auto missing = client.Get("/nope");
+  ASSERT_TRUE(missing);
+  for (const httplib::Response* res : {&*rebound, &*cross, &*missing}) {
+    EXPECT_EQ(res->get_header_value("X-Content-Type-Options"), "nosniff") << res->status;
+    EXPECT_NE(res->get_header_value("Content-Security-Policy").find("frame-ancestors 'none'"), std::string::npos);
+  }
 }
 
 }  // namespace
