@@ -7,6 +7,7 @@
 #   ./build.sh hardening  ASan+UBSan build (clang): whole test suite, every bundled and
 #                     corpus log, then each libFuzzer target for FUZZ_SECONDS (default 30)
 #   ./build.sh browser  end-to-end tests of `oomlens serve` in headless Chromium
+#   ./build.sh sarif    every SARIF oomlens writes through Microsoft's SARIF validator
 #   ./build.sh package  the .deb (CPack): a --prefix install checked, the package
 #                     installed with apt-get and run on the example, then removed;
 #                     and the -DOOMLENS_STATIC=ON binary built and run
@@ -107,6 +108,13 @@ browser() {
   node tests/browser/e2e.mjs "$BUILD_DIR/oomlens" "$BUILD_DIR/browser"
 }
 
+sarif() {
+  build
+  command -v node >/dev/null && command -v npm >/dev/null || install_packages nodejs npm
+  (cd tests/sarif && npm ci --no-audit --no-fund --silent)
+  tests/sarif/validate.sh "$BUILD_DIR/oomlens"
+}
+
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
@@ -178,9 +186,10 @@ case "${1:-}" in
     ;;
   hardening) hardening ;;
   browser) browser ;;
+  sarif) sarif ;;
   package) package ;;
   *)
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

@@ -1,5 +1,7 @@
 // Machine formats for CI systems: JSON Lines, SARIF 2.1.0, GitLab Code Quality.
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -13,7 +15,20 @@ using ojson = nlohmann::ordered_json;
 
 constexpr size_t kMaxSarifResults = 5000;  // well under GitHub's upload limits
 
-std::string Uri(const std::string& input) { return input == "<stdin>" ? "stdin" : input; }
+// An input as a SARIF artifact URI: an absolute path as a file:// URI (a relative
+// reference may not begin with '/'), a relative one as a relative reference;
+// bytes outside a URI path's characters percent-encoded.
+std::string Uri(const std::string& input) {
+  if (input == "<stdin>") return "stdin";
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out = input.rfind('/', 0) == 0 ? "file://" : "";
+  for (unsigned char c : input) {
+    bool plain = std::isalnum(c) || std::strchr("-._~/!$&'()*+,;=:@", c) != nullptr;
+    if (plain && c != 0) out += static_cast<char>(c);
+    else out += std::string("%") + kHex[c >> 4] + kHex[c & 15];
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -37,10 +52,10 @@ void RenderSarif(const Report& report, std::ostream& out) {
     std::string rule_id = d.best.rule.empty() ? "oomlens/" + d.best.cause : d.best.rule;
     if (std::find(rule_ids.begin(), rule_ids.end(), rule_id) == rule_ids.end()) {
       rule_ids.push_back(rule_id);
-      ojson rule = {{"id", rule_id},
-                    {"name", d.best.cause},
-                    {"shortDescription", {{"text", "Out of memory: " + d.best.cause}}},
-                    {"defaultConfiguration", {{"level", "error"}}}};
+      ojson rule = {{"id", rule_id}};
+      if (d.best.cause != rule_id) rule["name"] = d.best.cause;  // SARIF: a name equal to the id is left out
+      rule["shortDescription"] = {{"text", "Out of memory: " + d.best.cause}};
+      rule["defaultConfiguration"] = {{"level", "error"}};
       if (!d.docs.empty()) rule["helpUri"] = d.docs.front();
       if (!d.advice.empty()) rule["help"] = {{"text", d.advice.front()}};
       rules.push_back(rule);
