@@ -275,6 +275,37 @@ TEST_F(CiTest, AZstdWindowOverTheLimitIsRefusedWithTheWayOut) {
   EXPECT_NE(r.err.find("zstd -dc --long=31 FILE | oomlens"), std::string::npos);
 }
 
+// Decided in docs/reliability.md: what gzip -dc reads, oomlens reads (zeros padding
+// a gzip file, a .gz.gz); UTF-16 logs are read as text; a message followed by a
+// progress bar's carriage returns is still a message.
+TEST_F(CiTest, PaddedNestedUtf16AndCarriageReturnLogsAreRead) {
+  std::string log = "noise\n" + Seed("jit_w", "5.00G");
+  std::string zst(ZSTD_compressBound(log.size() + 64), '\0');
+  std::string gz = Gzip(log);
+  zst.resize(ZSTD_compress(zst.data(), zst.size(), gz.data(), gz.size(), 3));
+  auto utf16 = [](const std::string& text, bool big_endian, bool bom) {
+    std::string out = bom ? (big_endian ? std::string("\xFE\xFF", 2) : std::string("\xFF\xFE", 2)) : "";
+    for (char c : text) out += big_endian ? std::string(1, '\0') + c : std::string(1, c) + '\0';
+    return out;
+  };
+  std::string last_line = Seed("jit_w", "5.00G");
+  last_line.pop_back();
+  const std::pair<std::string, std::string> cases[] = {
+      {"padded.gz", gz + std::string(512, '\0')},
+      {"nested.gz.gz", Gzip(gz)},
+      {"gz-in.zst", zst},
+      {"le.log", utf16(log, false, true)},
+      {"be.log", utf16(log, true, false)},
+      {"cr.log", "noise\r" + last_line + "\rprogress 50%\rprogress 100%\r\n"}};
+  for (const auto& [name, content] : cases) {
+    Result r = Run({"--format", "json", Write(name, content)});
+    EXPECT_EQ(r.code, kExitOomFound) << name << ": " << r.err;
+    EXPECT_NE(r.out.find("\"program\": \"jit_w\""), std::string::npos) << name;
+  }
+  Result junk = Run({Write("junk.gz", gz + std::string(8, '\0') + "junk")});  // not zeros only: still an error
+  EXPECT_EQ(junk.code, kExitError);
+}
+
 // A checksum error at the end of a gzip log: what was inflated before it (the
 // log's end, where the OOM usually is) is scanned, then the error said. (zstd
 // checks its frame checksum before it hands out the frame's last bytes.)

@@ -4,6 +4,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -16,6 +17,8 @@ constexpr size_t kInputChunk = 64 * 1024;
 class PeekedSource : public ByteSource {
  public:
   PeekedSource(ByteSource* raw, std::string peeked) : raw_(raw), peeked_(std::move(peeked)) {}
+  PeekedSource(std::unique_ptr<ByteSource> owned, std::string peeked)
+      : owned_(std::move(owned)), raw_(owned_.get()), peeked_(std::move(peeked)) {}
   long Read(char* buf, size_t n, std::string* error) override {
     if (pos_ < peeked_.size()) {
       size_t count = std::min(n, peeked_.size() - pos_);
@@ -27,6 +30,7 @@ class PeekedSource : public ByteSource {
   }
 
  private:
+  std::unique_ptr<ByteSource> owned_;  // a decompressed layer; null for the raw input
   ByteSource* raw_;
   std::string peeked_;
   size_t pos_ = 0;
@@ -60,6 +64,11 @@ class GzipSource : public ByteSource {
         z_.next_in = reinterpret_cast<Bytef*>(input_.data());
         z_.avail_in = static_cast<uInt>(got);
       }
+      while (member_done_ && z_.avail_in > 0 && *z_.next_in == 0) {  // zeros after the last member: as gzip -d
+        ++z_.next_in;
+        --z_.avail_in;
+      }
+      if (z_.avail_in == 0 && !eof_) continue;
       if (z_.avail_in == 0 && eof_) {
         if (!member_done_) {
           *error = "gzip data ends in the middle of a stream (truncated file?)";
@@ -156,27 +165,121 @@ class ZstdSource : public ByteSource {
   std::string pending_error_;
 };
 
-}  // namespace
+// UTF-16 text (Windows tools, PowerShell redirections) as UTF-8; a lone surrogate
+// becomes U+FFFD.
+class Utf16Source : public ByteSource {
+ public:
+  Utf16Source(std::unique_ptr<ByteSource> in, bool big_endian) : in_(std::move(in)), big_endian_(big_endian) {}
 
-std::unique_ptr<ByteSource> OpenDecompressing(ByteSource* raw, std::string* format) {
+  long Read(char* buf, size_t n, std::string* error) override {
+    while (out_.size() - out_pos_ < n && !eof_) {
+      char raw[kInputChunk];
+      long got = in_->Read(raw, sizeof raw, error);
+      if (got < 0) return -1;
+      if (got == 0) eof_ = true;
+      carry_.append(raw, static_cast<size_t>(got));
+      Convert();
+    }
+    size_t count = std::min(n, out_.size() - out_pos_);
+    std::memcpy(buf, out_.data() + out_pos_, count);
+    out_pos_ += count;
+    if (out_pos_ == out_.size()) out_.clear(), out_pos_ = 0;
+    return static_cast<long>(count);
+  }
+
+ private:
+  void Convert() {
+    size_t i = 0;
+    for (; i + 1 < carry_.size(); i += 2) {
+      auto byte = [this](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(carry_[k])); };
+      uint32_t unit = big_endian_ ? (byte(i) << 8 | byte(i + 1)) : (byte(i + 1) << 8 | byte(i));
+      if (unit == 0xFEFF && !started_) {  // the byte order mark
+        started_ = true;
+        continue;
+      }
+      started_ = true;
+      if (unit >= 0xD800 && unit < 0xDC00) {  // a high surrogate: its pair follows
+        if (i + 3 >= carry_.size() && !eof_) break;
+        uint32_t low = i + 3 < carry_.size() ? (big_endian_ ? (byte(i + 2) << 8 | byte(i + 3))
+                                                             : (byte(i + 3) << 8 | byte(i + 2))) : 0;
+        if (low >= 0xDC00 && low < 0xE000) {
+          Append(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00));
+          i += 2;
+          continue;
+        }
+        unit = 0xFFFD;
+      } else if (unit >= 0xDC00 && unit < 0xE000) {
+        unit = 0xFFFD;
+      }
+      Append(unit);
+    }
+    carry_.erase(0, i);
+  }
+  void Append(uint32_t c) {
+    if (c < 0x80) {
+      out_ += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out_ += static_cast<char>(0xC0 | c >> 6);
+      out_ += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      out_ += static_cast<char>(0xE0 | c >> 12);
+      out_ += static_cast<char>(0x80 | (c >> 6 & 0x3F));
+      out_ += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+      out_ += static_cast<char>(0xF0 | c >> 18);
+      out_ += static_cast<char>(0x80 | (c >> 12 & 0x3F));
+      out_ += static_cast<char>(0x80 | (c >> 6 & 0x3F));
+      out_ += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+
+  std::unique_ptr<ByteSource> in_;
+  bool big_endian_, eof_ = false, started_ = false;
+  std::string carry_, out_;
+  size_t out_pos_ = 0;
+};
+
+constexpr int kMaxLayers = 4;  // a .gz.gz.gz is read; deeper nesting is read as bytes
+
+// The first 4 bytes of source (fewer at its end).
+std::string Peek(ByteSource* source) {
   std::string peeked(4, '\0');
   size_t have = 0;
   std::string error;
   while (have < peeked.size()) {  // a pipe may deliver the magic in pieces
-    long got = raw->Read(&peeked[have], peeked.size() - have, &error);
+    long got = source->Read(&peeked[have], peeked.size() - have, &error);
     if (got <= 0) break;
     have += static_cast<size_t>(got);
   }
   peeked.resize(have);
-  auto source = std::make_unique<PeekedSource>(raw, peeked);
+  return peeked;
+}
+
+// The layer that starts with these bytes: "gzip", "zstd", "utf-16le", "utf-16be", or "".
+const char* LayerOf(const std::string& b) {
+  auto at = [&b](size_t k) { return k < b.size() ? static_cast<unsigned char>(b[k]) : 0x100u; };
+  if (at(0) == 0x1f && at(1) == 0x8b) return "gzip";
+  if (b == std::string("\x28\xb5\x2f\xfd", 4)) return "zstd";
+  if ((at(0) == 0xFF && at(1) == 0xFE) || (b.size() == 4 && at(0) && !at(1) && at(2) && !at(3))) return "utf-16le";
+  if ((at(0) == 0xFE && at(1) == 0xFF) || (b.size() == 4 && !at(0) && at(1) && !at(2) && at(3))) return "utf-16be";
+  return "";
+}
+
+}  // namespace
+
+std::unique_ptr<ByteSource> OpenDecompressing(ByteSource* raw, std::string* format) {
   format->clear();
-  if (have >= 2 && static_cast<unsigned char>(peeked[0]) == 0x1f && static_cast<unsigned char>(peeked[1]) == 0x8b) {
-    *format = "gzip";
-    return std::make_unique<GzipSource>(std::move(source));
-  }
-  if (have == 4 && peeked == std::string("\x28\xb5\x2f\xfd", 4)) {
-    *format = "zstd";
-    return std::make_unique<ZstdSource>(std::move(source));
+  std::string peeked = Peek(raw);
+  std::unique_ptr<ByteSource> source = std::make_unique<PeekedSource>(raw, peeked);
+  for (int layer = 0; layer < kMaxLayers; ++layer) {
+    std::string name = LayerOf(peeked);
+    if (name.empty()) break;
+    *format += (format->empty() ? "" : "+") + name;
+    if (name == "gzip") source = std::make_unique<GzipSource>(std::move(source));
+    else if (name == "zstd") source = std::make_unique<ZstdSource>(std::move(source));
+    else return std::make_unique<Utf16Source>(std::move(source), name == "utf-16be");  // text: the last layer
+    peeked = Peek(source.get());  // a compressed file inside (.gz.gz), or UTF-16 text
+    source = std::make_unique<PeekedSource>(std::move(source), peeked);
   }
   return source;
 }

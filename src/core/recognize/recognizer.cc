@@ -202,13 +202,28 @@ void Recognizer::Feed(const Line& line, const PreparedFigure* prepared) {
     text = unwrapped_;
   }
   bool known_candidate = line.holds_hit && text.data() == line.text.data();  // the fast path found a literal in it
-  if (!paste_.active()) return Route(text, line.number, "", known_candidate, true);
+  std::string_view content = text;
+  while (!content.empty() && content.back() == '\r') content.remove_suffix(1);
+  if (content.find('\r') == std::string_view::npos) return FeedPhysical(text, line.number, known_candidate);
+  // Carriage returns inside a line: old Mac line ends, or a progress bar that
+  // overwrote what was printed before it on a terminal. A log keeps every part,
+  // and an OOM message followed by a progress bar is still a message: each part
+  // is read as a line of its own (with the line's number).
+  for (size_t start = 0; start <= content.size();) {
+    size_t end = std::min(content.find('\r', start), content.size());
+    if (end > start) FeedPhysical(content.substr(start, end - start), line.number, false);
+    start = end + 1;
+  }
+}
+
+void Recognizer::FeedPhysical(std::string_view text, uint64_t number, bool known_candidate) {
+  if (!paste_.active()) return Route(text, number, "", known_candidate, true);
   std::string host;
   if (!text.empty() && (text.front() == '{' || text.front() == ' ') && UnwrapJson(text, &payload_lines_, &host)) {
-    for (const auto& payload : payload_lines_) paste_.Push(payload, line.number, host);
+    for (const auto& payload : payload_lines_) paste_.Push(payload, number, host);
     return;
   }
-  paste_.Push(text, line.number, "");
+  paste_.Push(text, number, "");
 }
 
 // A line of the input (a logical line of a paste): closes what it ends, then is recognised.

@@ -92,6 +92,8 @@ class Recognizer {
     bool warned = false;     // a listing was cut to what is kept
   };
 
+  // One line (or one part of a line cut by carriage returns): to the paste restorer, or recognised.
+  void FeedPhysical(std::string_view text, uint64_t number, bool known_candidate);
   void Route(std::string_view text, uint64_t number, const std::string& host, bool known_candidate, bool unwrap_json);
   bool HoldsStart(std::string_view text);
   void FeedLogical(std::string_view text, uint64_t number, const std::string& host);
