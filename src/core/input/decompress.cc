@@ -13,29 +13,6 @@ namespace {
 
 constexpr size_t kInputChunk = 64 * 1024;
 
-// Hands out the bytes read while sniffing the format before reading on.
-class PeekedSource : public ByteSource {
- public:
-  PeekedSource(ByteSource* raw, std::string peeked) : raw_(raw), peeked_(std::move(peeked)) {}
-  PeekedSource(std::unique_ptr<ByteSource> owned, std::string peeked)
-      : owned_(std::move(owned)), raw_(owned_.get()), peeked_(std::move(peeked)) {}
-  long Read(char* buf, size_t n, std::string* error) override {
-    if (pos_ < peeked_.size()) {
-      size_t count = std::min(n, peeked_.size() - pos_);
-      std::memcpy(buf, peeked_.data() + pos_, count);
-      pos_ += count;
-      return static_cast<long>(count);
-    }
-    return raw_->Read(buf, n, error);
-  }
-
- private:
-  std::unique_ptr<ByteSource> owned_;  // a decompressed layer; null for the raw input
-  ByteSource* raw_;
-  std::string peeked_;
-  size_t pos_ = 0;
-};
-
 // gzip, including files of several concatenated members.
 class GzipSource : public ByteSource {
  public:
@@ -270,7 +247,7 @@ const char* LayerOf(const std::string& b) {
 std::unique_ptr<ByteSource> OpenDecompressing(ByteSource* raw, std::string* format) {
   format->clear();
   std::string peeked = Peek(raw);
-  std::unique_ptr<ByteSource> source = std::make_unique<PeekedSource>(raw, peeked);
+  std::unique_ptr<ByteSource> source = std::make_unique<PrefixedSource>(peeked, raw);
   for (int layer = 0; layer < kMaxLayers; ++layer) {
     std::string name = LayerOf(peeked);
     if (name.empty()) break;
@@ -279,7 +256,7 @@ std::unique_ptr<ByteSource> OpenDecompressing(ByteSource* raw, std::string* form
     else if (name == "zstd") source = std::make_unique<ZstdSource>(std::move(source));
     else return std::make_unique<Utf16Source>(std::move(source), name == "utf-16be");  // text: the last layer
     peeked = Peek(source.get());  // a compressed file inside (.gz.gz), or UTF-16 text
-    source = std::make_unique<PeekedSource>(std::move(source), peeked);
+    source = std::make_unique<PrefixedSource>(peeked, std::move(source));
   }
   return source;
 }

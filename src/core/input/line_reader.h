@@ -6,9 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <memory>
 #include <vector>
 
 namespace oomlens {
@@ -60,15 +60,19 @@ class StringSource : public ByteSource {
   std::string_view text_;
 };
 
-/// Bytes already read (to look at the start of a pipe), then the rest of a source.
+/// Bytes already read (to look at the start of a pipe or a decompressed layer),
+/// then the rest of a source, which it may own.
 class PrefixedSource : public ByteSource {
  public:
   PrefixedSource(std::string prefix, ByteSource* rest) : prefix_(std::move(prefix)), rest_(rest) {}
+  PrefixedSource(std::string prefix, std::unique_ptr<ByteSource> rest)
+      : prefix_(std::move(prefix)), owned_(std::move(rest)), rest_(owned_.get()) {}
   long Read(char* buf, size_t n, std::string* error) override;
 
  private:
   std::string prefix_;
   size_t given_ = 0;
+  std::unique_ptr<ByteSource> owned_;  // may be null: rest_ is the caller's
   ByteSource* rest_;
 };
 
