@@ -397,7 +397,8 @@ TEST_F(CiTest, AnyJobsAndMergeOfPerFileReportsGiveTheSameBytes) {
     EXPECT_EQ(Run(two).out, serial.out) << what;
     EXPECT_EQ(Run(four).out, serial.out) << what;
     std::vector<std::string> merge = {"--format", "json", "-q", "merge"};
-    for (const auto& input : json::parse(serial.out)["inputs"]) {
+    const json report = json::parse(serial.out);  // kept: a range over a temporary's member would dangle
+    for (const auto& input : report["inputs"]) {
       Result part = Run({"--format", "json", "-q", input["name"].get<std::string>()});
       merge.push_back(Write("part-" + std::to_string(merge.size()) + ".json", part.out));
     }
