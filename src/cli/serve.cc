@@ -36,7 +36,9 @@ void Secure(httplib::Response* res) {
   res->set_header("Content-Security-Policy", kPolicy);
   res->set_header("X-Content-Type-Options", "nosniff");
   res->set_header("X-Frame-Options", "DENY");
-  res->set_header("Referrer-Policy", "no-referrer");
+  // same-origin, not no-referrer: with no-referrer a browser sends "Origin: null" on
+  // the page's own form post, which Refusal cannot tell from a sandboxed cross-site page
+  res->set_header("Referrer-Policy", "same-origin");
 }
 
 bool IsLoopback(const std::string& address) {
