@@ -81,6 +81,8 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   serve->add_option("--listen", serve_options.listen, "address to listen on (default 127.0.0.1: this machine only)");
   serve->add_option("--port", serve_options.port, "port (default 8080)")->check(CLI::Range(0, 65535));
   serve->add_option("--max-body", serve_options.max_body, "largest request in bytes (default 64 MiB)");
+  serve->add_option("--max-in-flight", serve_options.max_in_flight,
+                    "request bodies received at once, in bytes summed (default 256 MiB); more get 503");
   CLI::App* completions = app.add_subcommand("completions", "print a shell completion script (bash, zsh, fish)");
   std::string shell;
   completions->add_option("shell", shell, "bash, zsh or fish")->required();

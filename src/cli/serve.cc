@@ -70,6 +70,8 @@ std::string Refusal(const httplib::Request& req, const std::string& listen, int 
         return "415: send the log as the body with a content type a web page cannot send on its own: curl "
                "--data-binary @x.log -H 'Content-Type: application/octet-stream' (got '" + type + "')\n";
   }
+  if (req.method == "POST" && !req.has_header("Content-Length"))
+    return "411: send the body with a Content-Length (curl --data-binary does)\n";
   if (req.has_header("Content-Length") && std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) > max_body)
     return "413: the log is larger than this server accepts (--max-body " + std::to_string(max_body) +
            " bytes); run the oomlens command on the file instead\n";
@@ -99,6 +101,42 @@ const char* ContentType(Format format) {
   }
 }
 
+// Bytes of request bodies being received, summed over the workers: each request
+// reserves its Content-Length before its body is read and gives it back once its
+// response is written, so memory in flight stays under --max-in-flight (32 uploads
+// of 60 MiB at once took 4.1 GB). A worker serves one request at a time: its
+// reservation is thread-local, and a request whose response was never written
+// (its connection died) gives its reservation back when the worker takes the next.
+class InFlight {
+ public:
+  explicit InFlight(size_t limit) : limit_(limit) {}
+  /// False (nothing reserved) when bytes would take the sum over the limit.
+  bool Reserve(size_t bytes) {
+    Release();
+    if (in_flight_.fetch_add(bytes) + bytes > limit_) {
+      in_flight_.fetch_sub(bytes);
+      return false;
+    }
+    mine_ = {this, bytes};
+    return true;
+  }
+  void Release() {
+    if (mine_.owner == this) in_flight_.fetch_sub(mine_.bytes);
+    if (mine_.owner == this) mine_ = {};
+  }
+  size_t now() const { return in_flight_.load(); }
+
+ private:
+  struct Reservation {
+    InFlight* owner = nullptr;
+    size_t bytes = 0;
+  };
+  static thread_local Reservation mine_;
+  const size_t limit_;
+  std::atomic<size_t> in_flight_{0};
+};
+thread_local InFlight::Reservation InFlight::mine_;
+
 }  // namespace
 
 int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std::ostream& err,
@@ -114,14 +152,24 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
   server.set_read_timeout(serve.read_timeout_seconds, 0);
   server.set_write_timeout(serve.read_timeout_seconds, 0);
   int port = serve.port;
-  server.set_pre_routing_handler([&serve, &port](const httplib::Request& req, httplib::Response& res) {
+  InFlight in_flight(serve.max_in_flight);
+  server.set_pre_routing_handler([&serve, &port, &in_flight](const httplib::Request& req, httplib::Response& res) {
     std::string refusal = Refusal(req, serve.listen, port, serve.max_body);  // before the body is read
+    size_t length = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
+    if (refusal.empty() && !in_flight.Reserve(length)) {
+      refusal = "503: " + std::to_string(in_flight.now()) + " bytes of logs are being received already (--max-in-flight " +
+                std::to_string(serve.max_in_flight) + "); retry in a moment\n";
+      res.set_header("Retry-After", "1");
+    }
     if (refusal.empty()) return httplib::Server::HandlerResponse::Unhandled;
     res.status = std::stoi(refusal.substr(0, 3));
     res.set_content(refusal, "text/plain; charset=utf-8");
     return httplib::Server::HandlerResponse::Handled;
   });
-  server.set_post_routing_handler([](const httplib::Request&, httplib::Response& res) { Secure(&res); });  // errors too
+  server.set_post_routing_handler([&in_flight](const httplib::Request&, httplib::Response& res) {
+    in_flight.Release();  // the body is read and answered
+    Secure(&res);         // every response, errors too
+  });
   server.Get("/", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(kForm, "text/html; charset=utf-8");
   });

@@ -14,6 +14,7 @@ struct ServeOptions {
   std::string listen = "127.0.0.1";
   int port = 8080;                    ///< 0: any free port (reported through on_listening)
   size_t max_body = 64 << 20;         ///< larger requests get 413
+  size_t max_in_flight = 256 << 20;   ///< bodies being received at once, summed: more gets 503
   int read_timeout_seconds = 10;
   std::function<void(int port)> on_listening;  ///< called once the socket is bound
 };
