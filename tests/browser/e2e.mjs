@@ -4,7 +4,8 @@
 //
 // Starts the server on a free loopback port, pastes the E0101 seed, submits the
 // form (no JavaScript needed), checks the cause and numbers in the rendered page,
-// uploads a log file, and pastes an XSS payload to check that no script runs.
+// uploads a log file, pastes an XSS payload to check that no script runs, and
+// submits a form from another page to check that the server refuses it.
 // Screenshots go to the screenshot folder. Prints "N passed, N failed".
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
@@ -92,6 +93,18 @@ await test('an XSS payload in the log runs no script', async () => {
   expect(await page.evaluate(() => window.__xss === undefined), 'no script ran');
   expect((await page.textContent('body')).includes('<script>window.__xss=2</script>'), 'payload shown as text');
   await page.screenshot({ path: path.join(shots, 'serve-xss.png'), fullPage: true });
+});
+
+await test('a form on another page cannot make the server diagnose', async () => {
+  // a fresh about:blank page is another origin: the browser sends its Origin (null)
+  const other = await browser.newPage();
+  await other.goto('about:blank');
+  await other.setContent(`<form method="post" action="${url}diagnose" enctype="multipart/form-data">` +
+    `<textarea name="log">${SEED}</textarea><button type="submit">go</button></form>`);
+  const [response] = await Promise.all([other.waitForNavigation(), other.click('button[type=submit]')]);
+  expect(response.status() === 403, `refused (got ${response.status()})`);
+  expect((await other.textContent('body')).includes('requests from other sites'), 'the reason shown');
+  await other.close();
 });
 
 await browser.close();
