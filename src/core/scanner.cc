@@ -1,4 +1,3 @@
-#include "core/rules/rule_data.h"
 #include "oomlens/scanner.h"
 
 #include <fcntl.h>
@@ -22,6 +21,7 @@
 #include "core/recognize/read_ahead.h"
 #include "core/scan_testing.h"
 #include "core/recognize/recognizer.h"
+#include "core/rules/rule_data.h"
 #include "core/analyze/history.h"
 #include "core/analyze/series.h"
 #include "core/model/json_depth.h"
@@ -49,11 +49,11 @@ size_t NextNonBlank(ByteSource* source, size_t from, std::string* text, std::str
   }
 }
 
-// Whether the input is one JSON document (a report, valid or not) rather than a log,
-// and reads it whole into *text if so. A log of JSON lines is told by the value that
-// follows its first; its first line is all that is read. Sets *too_large when a
-// document that names a schema version is over kMaxReportBytes.
-bool IsOneJsonDocument(ByteSource* source, std::string* text, bool* too_large, std::string* error) {
+// Whether the input is one JSON object rather than a log, and reads it whole into
+// *text if so. A log of JSON lines is told by the value that follows its first; its
+// first line is all that is read. Sets *too_large when an object that names a
+// schema version is over kMaxReportBytes.
+bool IsOneJsonObject(ByteSource* source, std::string* text, bool* too_large, std::string* error) {
   size_t start = NextNonBlank(source, 0, text, error);
   if (start == std::string::npos || (*text)[start] != '{') return false;
   JsonBrackets brackets;
@@ -69,9 +69,13 @@ bool IsOneJsonDocument(ByteSource* source, std::string* text, bool* too_large, s
     }
     if (!ReadUpTo(source, text->size() + kLook, text, error) || text->size() == fed) return false;  // never closed
   }
-  if (NextNonBlank(source, end, text, error) != std::string::npos) return false;  // more follows: JSON lines
-  if (!JsonDepthWithin(*text)) return true;  // the report reader says what is wrong
-  auto doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  return NextNonBlank(source, end, text, error) == std::string::npos;  // else more follows: JSON lines
+}
+
+// A JSON object that names a schema version claims to be a report (valid or not).
+bool NamesSchemaVersion(const std::string& text) {
+  if (!JsonDepthWithin(text)) return true;  // the report reader says what is wrong
+  auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   return doc.is_object() && doc.contains("schema_version");
 }
 
@@ -107,8 +111,8 @@ bool ReadReportText(ByteSource* source, std::string* text, std::string* error) {
 
 bool ReadJsonReport(int fd, Report* report, std::string* error) {
   FdSource raw(fd);
-  std::string format, text;
-  std::unique_ptr<ByteSource> source = OpenDecompressing(&raw, &format);
+  std::string text;
+  std::unique_ptr<ByteSource> source = OpenDecompressing(&raw);
   return ReadReportText(source.get(), &text, error) && ParseJsonReport(text, report, error);
 }
 
@@ -198,8 +202,7 @@ Scanner::~Scanner() = default;
 bool Scanner::ScanFd(int fd, const std::string& name, const std::string& host) {
   FdSource raw(fd);
   raw.StopWhen(state_->options.cancel);  // an interrupt ends a wait on a quiet pipe
-  std::string format;
-  std::unique_ptr<ByteSource> source = OpenDecompressing(&raw, &format);
+  std::unique_ptr<ByteSource> source = OpenDecompressing(&raw);
   // Files and pipes are read ahead; a terminal is a person pasting, with nothing to gain.
   struct stat st;
   bool file_or_pipe = ::fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode));
@@ -223,13 +226,18 @@ Scanner::Content Scanner::ScanFdOrReadReport(int fd, const std::string& name, Re
                                              std::string* error) {
   FdSource raw(fd);
   raw.StopWhen(state_->options.cancel);
-  std::string format, text, read_error;
-  std::unique_ptr<ByteSource> source = OpenDecompressing(&raw, &format);
+  std::string text, read_error;  // a read error while looking recurs when the scan reads on, which reports it
+  std::unique_ptr<ByteSource> source = OpenDecompressing(&raw);
   bool too_large = false;
-  if (IsOneJsonDocument(source.get(), &text, &too_large, &read_error)) {
-    *ok = !too_large && ParseJsonReport(text, report, error);
-    if (too_large) *error = TooLarge();
-    return Content::kReport;
+  if (IsOneJsonObject(source.get(), &text, &too_large, &read_error)) {
+    if (too_large) {
+      *ok = false;
+      *error = TooLarge();
+      return Content::kReport;
+    }
+    *ok = ParseJsonReport(text, report, error);  // parsed once when it is a report
+    if (*ok || NamesSchemaVersion(text)) return Content::kReport;
+    *report = Report{};  // one JSON object that is no report: a log of one line
   }
   PrefixedSource rest(std::move(text), source.get());  // what was read to look is scanned too
   *ok = state_->Scan(&rest, name, "");

@@ -55,9 +55,9 @@ void Correlate(std::vector<Incident>* incidents) {
     Incident& later = (*incidents)[b];
     for (size_t a = b; a-- > 0;) {
       const Incident& root = (*incidents)[a];  // in order of first occurrence: earlier ones are further away
-      if (root.first_input_index != later.first_input_index) break;
-      if (later.first.line >= root.first.line && later.first.line - root.first.line > kWindowLines) break;
-      if (root.consequence_of != 0 || later.first.line < root.first.line) continue;
+      if (root.first_input_index != later.first_input_index || later.first.line - root.first.line > kWindowLines)
+        break;
+      if (root.consequence_of != 0) continue;
       if (const Chain* chain = FindChain(root.kind, later.kind)) {
         later.consequence_of = a + 1;
         later.relation = chain->relation;

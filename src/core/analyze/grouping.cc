@@ -85,6 +85,12 @@ std::string GroupKey(const Event& event) {
   return key;
 }
 
+void FoldedEvents::Add(const std::string& kind, uint64_t count, const Location& where) {
+  if (events == 0) first = where;
+  events += count;
+  kinds[kind] += count;
+}
+
 void FoldedEvents::Report(std::vector<Problem>* problems) const {
   if (events == 0) return;
   std::string kinds_text;
@@ -101,8 +107,7 @@ void IncidentGrouper::Add(Event&& event) {
   std::string key = GroupKey(event);
   auto it = index_.find(key);
   if (it == index_.end() && incidents_.size() >= kMaxIncidents) {
-    if (folded_.events++ == 0) folded_.first = event.where;
-    ++folded_.kinds[event.kind];
+    folded_.Add(event.kind, 1, event.where);
     return;
   }
   if (it == index_.end()) {

@@ -25,6 +25,8 @@ struct FoldedEvents {
   uint64_t events = 0;
   Location first;                       // where the first of them was
   std::map<std::string, uint64_t> kinds;  // events by kind
+  /// Counts `count` events of kind, the first of them at where.
+  void Add(const std::string& kind, uint64_t count, const Location& where);
   /// Adds to problems the warning that says so (nothing when none was folded).
   void Report(std::vector<Problem>* problems) const;
 };

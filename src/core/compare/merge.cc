@@ -54,9 +54,7 @@ Report MergeReports(std::vector<Report> parts, const RuleSet& rules, const std::
       std::string key = IncidentKey(incident);
       auto it = index.find(key);
       if (it == index.end() && merged.incidents.size() >= kMaxIncidents) {
-        if (folded.events == 0) folded.first = incident.first;
-        folded.events += incident.occurrences;
-        folded.kinds[incident.kind] += incident.occurrences;
+        folded.Add(incident.kind, incident.occurrences, incident.first);
         continue;
       }
       if (it == index.end()) {

@@ -244,14 +244,12 @@ const char* LayerOf(const std::string& b) {
 
 }  // namespace
 
-std::unique_ptr<ByteSource> OpenDecompressing(ByteSource* raw, std::string* format) {
-  format->clear();
+std::unique_ptr<ByteSource> OpenDecompressing(ByteSource* raw) {
   std::string peeked = Peek(raw);
   std::unique_ptr<ByteSource> source = std::make_unique<PrefixedSource>(peeked, raw);
   for (int layer = 0; layer < kMaxLayers; ++layer) {
     std::string name = LayerOf(peeked);
     if (name.empty()) break;
-    *format += (format->empty() ? "" : "+") + name;
     if (name == "gzip") source = std::make_unique<GzipSource>(std::move(source));
     else if (name == "zstd") source = std::make_unique<ZstdSource>(std::move(source));
     else return std::make_unique<Utf16Source>(std::move(source), name == "utf-16be");  // text: the last layer

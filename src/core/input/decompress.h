@@ -1,19 +1,19 @@
-// Compressed logs: gzip and zstd are recognised by their magic bytes (not the
-// file name), so stdin and misnamed files work too, and decompressed as a stream.
+// Compressed and UTF-16 logs: gzip, zstd and UTF-16 are recognised by their first
+// bytes (not the file name), so stdin and misnamed files work too, and decoded as a
+// stream, layer by layer (a .gz.gz, gzip inside zstd, UTF-16 text inside gzip).
 #ifndef OOMLENS_CORE_DECOMPRESS_H_
 #define OOMLENS_CORE_DECOMPRESS_H_
 
 #include <memory>
-#include <string>
 
 #include "core/input/line_reader.h"
 
 namespace oomlens {
 
-/// Reads raw; returns a source of the decompressed bytes when raw starts with a
-/// gzip or zstd frame, otherwise of raw's bytes unchanged. *format is set to
-/// "gzip", "zstd" or "". raw must outlive the result.
-std::unique_ptr<ByteSource> OpenDecompressing(ByteSource* raw, std::string* format);
+/// Reads raw; returns a source of its text: decompressed and decoded to UTF-8
+/// as its layers require (up to 4), raw's bytes unchanged when it has none. raw
+/// must outlive the result.
+std::unique_ptr<ByteSource> OpenDecompressing(ByteSource* raw);
 
 }  // namespace oomlens
 
