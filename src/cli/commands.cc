@@ -116,7 +116,7 @@ int Finish(const Options& o, Report report, bool read_all, std::ostream& out, st
 // file, and incidents group across files only by what the merge compares. So -j 1,
 // -j N and `oomlens merge` of per-file reports give the same report.
 Report ScanEach(const std::vector<InputFile>& files, const RuleSet& rules, const ScanOptions& options,
-                    int jobs, const Console& console, bool* read_all) {
+                int jobs, const Console& console, bool* read_all) {
   std::vector<Report> parts(files.size());
   std::vector<char> ok(files.size(), 0);
   std::atomic<size_t> next{0};
@@ -241,7 +241,8 @@ int RunMerge(const Options& o, std::ostream& out, std::ostream& err, const Conso
     bool ok = fd >= 0 && ReadJsonReport(fd, &part, &error);
     if (fd > STDIN_FILENO) ::close(fd);
     if (!ok) {
-      err << "oomlens: error: " << path << ": " << error << " (help: merge takes reports written with --format json)\n";
+      err << "oomlens: error: " << path << ": " << error
+          << " (help: merge takes reports written with --format json)\n";
       return kExitError;
     }
     parts.push_back(std::move(part));
@@ -271,7 +272,8 @@ bool ReadSide(const std::string& path, const RuleSet& rules, const Options& o, R
   if (fd != STDIN_FILENO) ::close(fd);
   if (content == Scanner::Content::kReport) {
     if (!ok) {
-      err << "oomlens: error: " << path << ": " << error << " (help: give a log or a report written with --format json)\n";
+      err << "oomlens: error: " << path << ": " << error
+          << " (help: give a log or a report written with --format json)\n";
       return false;
     }
     std::vector<Report> parts;

@@ -72,7 +72,8 @@ std::string Refusal(const httplib::Request& req, const std::string& listen, int 
   }
   if (req.method == "POST" && !req.has_header("Content-Length"))
     return "411: send the body with a Content-Length (curl --data-binary does)\n";
-  if (req.has_header("Content-Length") && std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10) > max_body)
+  size_t length = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
+  if (req.has_header("Content-Length") && length > max_body)
     return "413: the log is larger than this server accepts (--max-body " + std::to_string(max_body) +
            " bytes); run the oomlens command on the file instead\n";
   return "";
@@ -157,8 +158,8 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
     std::string refusal = Refusal(req, serve.listen, port, serve.max_body);  // before the body is read
     size_t length = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
     if (refusal.empty() && !in_flight.Reserve(length)) {
-      refusal = "503: " + std::to_string(in_flight.now()) + " bytes of logs are being received already (--max-in-flight " +
-                std::to_string(serve.max_in_flight) + "); retry in a moment\n";
+      refusal = "503: " + std::to_string(in_flight.now()) + " bytes of logs are being received already " +
+                "(--max-in-flight " + std::to_string(serve.max_in_flight) + "); retry in a moment\n";
       res.set_header("Retry-After", "1");
     }
     if (refusal.empty()) return httplib::Server::HandlerResponse::Unhandled;

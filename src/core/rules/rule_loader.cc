@@ -57,6 +57,16 @@ void Reindex(RuleData* data) {
   }
 }
 
+// The expression as quoted in a message: whole when short, else the 60
+// characters before the place it went wrong.
+std::string Quoted(const std::string& src, size_t offset) {
+  constexpr size_t kShown = 60;
+  if (src.size() <= 2 * kShown) return "'" + src + "'";
+  size_t from = offset > kShown ? offset - kShown : 0;
+  return "'..." + src.substr(from, std::min(offset, src.size()) - from + 1) + "...' (" +
+         std::to_string(src.size()) + " characters)";
+}
+
 }  // namespace
 
 std::string JoinKeys(const std::set<std::string>& keys) {
@@ -129,20 +139,6 @@ std::shared_ptr<RE2> DocLoader::Regex(const json& obj, const std::string& key,
   if (!re) Error(ptr + "/" + key, "invalid regex: " + error, PatternHelp());
   return re;
 }
-
-namespace {
-
-// The expression as quoted in a message: whole when short, else the 60
-// characters before the place it went wrong.
-std::string Quoted(const std::string& src, size_t offset) {
-  constexpr size_t kShown = 60;
-  if (src.size() <= 2 * kShown) return "'" + src + "'";
-  size_t from = offset > kShown ? offset - kShown : 0;
-  return "'..." + src.substr(from, std::min(offset, src.size()) - from + 1) + "...' (" +
-         std::to_string(src.size()) + " characters)";
-}
-
-}  // namespace
 
 std::shared_ptr<Expr> DocLoader::Expression(const std::string& src, const std::string& ptr,
                                             bool condition) {
@@ -302,7 +298,8 @@ bool RuleSet::LoadText(const std::string& name, std::string_view text, std::vect
 
 bool RuleSet::LoadBuiltin(std::vector<Problem>* problems) {
   bool ok = true;  // the files one by one, then one index and prefilter for all
-  for (const auto& file : EmbeddedRuleFiles()) ok = DocLoader(std::string(file.name), file.text, problems).Load(data_.get()) && ok;
+  for (const auto& file : EmbeddedRuleFiles())
+    ok = DocLoader(std::string(file.name), file.text, problems).Load(data_.get()) && ok;
   Reindex(data_.get());
   return ok;
 }
