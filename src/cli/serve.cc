@@ -41,6 +41,11 @@ void Secure(httplib::Response* res) {
   res->set_header("Referrer-Policy", "same-origin");
 }
 
+// The body's announced length (0 when none).
+size_t ContentLength(const httplib::Request& req) {
+  return std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
+}
+
 bool IsLoopback(const std::string& address) {
   return address.rfind("127.", 0) == 0 || address == "::1" || address == "localhost";
 }
@@ -72,8 +77,7 @@ std::string Refusal(const httplib::Request& req, const std::string& listen, int 
   }
   if (req.method == "POST" && !req.has_header("Content-Length"))
     return "411: send the body with a Content-Length (curl --data-binary does)\n";
-  size_t length = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
-  if (req.has_header("Content-Length") && length > max_body)
+  if (ContentLength(req) > max_body)
     return "413: the log is larger than this server accepts (--max-body " + std::to_string(max_body) +
            " bytes); run the oomlens command on the file instead\n";
   return "";
@@ -156,8 +160,7 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
   InFlight in_flight(serve.max_in_flight);
   server.set_pre_routing_handler([&serve, &port, &in_flight](const httplib::Request& req, httplib::Response& res) {
     std::string refusal = Refusal(req, serve.listen, port, serve.max_body);  // before the body is read
-    size_t length = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
-    if (refusal.empty() && !in_flight.Reserve(length)) {
+    if (refusal.empty() && !in_flight.Reserve(ContentLength(req))) {
       refusal = "503: " + std::to_string(in_flight.now()) + " bytes of logs are being received already " +
                 "(--max-in-flight " + std::to_string(serve.max_in_flight) + "); retry in a moment\n";
       res.set_header("Retry-After", "1");

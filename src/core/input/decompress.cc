@@ -218,17 +218,11 @@ class Utf16Source : public ByteSource {
 
 constexpr int kMaxLayers = 4;  // a .gz.gz.gz is read; deeper nesting is read as bytes
 
-// The first 4 bytes of source (fewer at its end).
+// The first 4 bytes of source (fewer at its end; a pipe may deliver them in pieces).
+// A read error here recurs when the source is read on, which reports it.
 std::string Peek(ByteSource* source) {
-  std::string peeked(4, '\0');
-  size_t have = 0;
-  std::string error;
-  while (have < peeked.size()) {  // a pipe may deliver the magic in pieces
-    long got = source->Read(&peeked[have], peeked.size() - have, &error);
-    if (got <= 0) break;
-    have += static_cast<size_t>(got);
-  }
-  peeked.resize(have);
+  std::string peeked, error;
+  ReadUpTo(source, 4, &peeked, &error);
   return peeked;
 }
 
