@@ -83,6 +83,12 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   serve->add_option("--max-body", serve_options.max_body, "largest request in bytes (default 64 MiB)");
   serve->add_option("--max-in-flight", serve_options.max_in_flight,
                     "request bodies received at once, in bytes summed (default 256 MiB); more get 503");
+  serve->add_option("--request-timeout", serve_options.budget.grace_seconds,
+                    "seconds a request may take to arrive, plus 1 s per 64 KiB (default 20); slower gets 408")
+      ->check(CLI::Range(1, 86400));
+  serve->add_option("--max-connections", serve_options.max_connections,
+                    "connections served at once, a thread each (default 1024); more wait their turn")
+      ->check(CLI::Range(1, 65536));
   CLI::App* completions = app.add_subcommand("completions", "print a shell completion script (bash, zsh, fish)");
   std::string shell;
   completions->add_option("shell", shell, "bash, zsh or fish")->required();

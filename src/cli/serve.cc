@@ -4,6 +4,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -13,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/serve_budget.h"
 #include "oomlens/render.h"
 #include "oomlens/rules.h"
 #include "oomlens/scanner.h"
@@ -148,9 +150,11 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
              const Console& console) {
   RuleSet rules;
   if (!LoadRulesAndSay(o, &rules, err)) return kExitError;
-  httplib::Server server;
-  // Idle keep-alive connections hold a worker each: more workers, shorter keep-alive.
-  server.new_task_queue = [] { return new httplib::ThreadPool(64); };
+  BudgetedServer server(serve.budget);
+  // A connection holds a thread while it waits for its client: threads as needed,
+  // a short keep-alive; the scans themselves run a few at a time.
+  server.new_task_queue = [&serve] { return new GrowingPool(serve.max_connections); };
+  Slots scans(std::max(2u, std::thread::hardware_concurrency()));
   server.set_keep_alive_timeout(2);
   server.set_tcp_nodelay(true);  // small responses: no 40 ms Nagle / delayed-ACK stall
   server.set_payload_max_length(serve.max_body);
@@ -183,6 +187,7 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
     if (req.has_file("log")) text = req.get_file_value("log").content;
     if (req.has_file("file")) text += (text.empty() ? "" : "\n") + req.get_file_value("file").content;
     if (req.has_param("log")) text += req.get_param_value("log");
+    Slots::Hold scan(scans);
     res.set_content(Diagnose(rules, o, text, Format::kHtml), ContentType(Format::kHtml));
   });
   server.Post("/api/v1/diagnose", [&](const httplib::Request& req, httplib::Response& res) {
@@ -193,6 +198,7 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
       res.set_content("unknown format '" + name + "': use json, markdown, html or text\n", "text/plain");
       return;
     }
+    Slots::Hold scan(scans);
     res.set_content(Diagnose(rules, o, req.body, *format), ContentType(*format));
   });
   server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
@@ -216,6 +222,7 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
         << ": " << std::strerror(errno) << " (help: is another server on that port? try another --port)\n";
     return kExitError;
   }
+  server.DeepenBacklog();
   bool loopback = IsLoopback(serve.listen);
   err << "oomlens: serving on http://" << serve.listen << ":" << port << "/"
       << (loopback ? " (this machine only; --listen ADDRESS to expose it)" : " (reachable from other machines)")
