@@ -105,8 +105,11 @@ struct Incident {
   Diagnosis diagnosis;
   std::vector<std::string> excerpt;
   uint64_t excerpt_total = 0;  ///< lines the first occurrence spanned
-  std::vector<Allocation> allocations;  ///< of the first occurrence that listed any
-  std::vector<AllocationGroup> allocation_groups;  ///< derived from allocations, largest first per kind
+  /// Entries of the first occurrence's listing, if it had one: its largest, when a
+  /// report's allocations would pass its cap (allocation_count says how many were read).
+  std::vector<Allocation> allocations;
+  std::vector<AllocationGroup> allocation_groups;  ///< of the whole listing, largest first per kind
+  Facts listing_facts;  ///< derived from the whole listing before any entry was dropped; empty: not yet
   MemorySeries series;  ///< memory figures printed before it (samples == 0: none)
   ProgramHistory history;
   size_t consequence_of = 0;  ///< 1-based number of the incident this one follows from; 0: a root

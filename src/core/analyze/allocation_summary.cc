@@ -85,8 +85,11 @@ std::vector<const Allocation*> ListingOrder(const std::vector<Allocation>& alloc
   return all;
 }
 
-void SummarizeAllocations(const std::vector<Allocation>& allocations, Facts* derived,
-                          std::vector<AllocationGroup>* groups) {
+namespace {
+
+// Totals by state, free blocks, owners, labels and identical buffers.
+void SummarizeBlocks(const std::vector<Allocation>& allocations, Facts* derived,
+                     std::vector<AllocationGroup>* groups) {
   Tally allocated, free;
   int64_t largest_free = 0;
   std::map<std::string, Tally> owners, labels, identical;
@@ -134,6 +137,78 @@ void SummarizeAllocations(const std::vector<Allocation>& allocations, Facts* der
     (*derived)["identical_buffers_share"] = RatioValue(same->share);
     (*derived)["identical_buffers_shape"] = TextValue(same->key);
   }
+}
+
+
+// The entry count, the largest entry and the padding waste.
+void SummarizeEntries(const std::vector<Allocation>& allocations, Facts* derived) {
+  (*derived)["allocation_count"] = CountValue(static_cast<int64_t>(allocations.size()));
+  const Allocation* largest = nullptr;
+  double padding = 0, padding_tolerance = 0, largest_padding = -1, expansion = 0;
+  for (const auto& a : allocations) {
+    const FactValue* size = Field(a, "size_bytes");
+    if (size && (!largest || size->integer > Field(*largest, "size_bytes")->integer)) largest = &a;
+    if (const FactValue* p = Field(a, "padding_bytes")) {
+      padding += p->number;
+      padding_tolerance += p->tolerance;
+      largest_padding = std::max(largest_padding, p->number);
+    }
+    if (const FactValue* e = Field(a, "expansion")) expansion = std::max(expansion, e->number);
+  }
+  if (largest_padding >= 0) {
+    (*derived)["padding_total_bytes"] = SizeValue(padding, padding_tolerance);
+    (*derived)["largest_padding_bytes"] = SizeValue(largest_padding, 0);
+  }
+  if (expansion > 0) (*derived)["max_expansion"] = RatioValue(expansion);
+  if (!largest) return;
+  (*derived)["largest_allocation_bytes"] = *Field(*largest, "size_bytes");
+  const std::pair<const char*, const char*> kText[] = {{"shape", "largest_allocation_shape"},
+                                                        {"operator", "largest_allocation_operator"},
+                                                        {"label", "largest_allocation_label"}};
+  for (const auto& [field, name] : kText) {
+    if (const FactValue* v = Field(*largest, field)) (*derived)[name] = TextValue(v->text);
+  }
+  const FactValue* file = Field(*largest, "source_file");
+  const FactValue* line = Field(*largest, "source_line");
+  if (file) (*derived)["largest_allocation_source"] = TextValue(file->text + (line ? ":" + line->text : ""));
+}
+
+const char* const kListingFacts[] = {
+    "allocation_count",         "allocated_total_bytes",       "free_total_bytes",         "free_block_count",
+    "largest_free_block_bytes", "top_owner",                   "top_owner_bytes",          "top_owner_share",
+    "identical_buffers_count",  "identical_buffers_bytes",     "identical_buffers_share",  "identical_buffers_shape",
+    "padding_total_bytes",      "largest_padding_bytes",       "max_expansion",            "largest_allocation_bytes",
+    "largest_allocation_shape", "largest_allocation_operator", "largest_allocation_label", "largest_allocation_source"};
+
+}  // namespace
+
+void SummarizeListing(Incident* incident) {
+  if (!incident->listing_facts.empty() || incident->allocations.empty()) return;
+  incident->allocation_groups.clear();
+  SummarizeBlocks(incident->allocations, &incident->listing_facts, &incident->allocation_groups);
+  SummarizeEntries(incident->allocations, &incident->listing_facts);
+}
+
+size_t KeepLargestEntries(size_t room, Incident* incident) {
+  SummarizeListing(incident);
+  std::vector<Allocation>& all = incident->allocations;
+  if (all.size() <= room) return 0;
+  std::vector<const Allocation*> largest = ListingOrder(all, room);
+  std::vector<bool> keep(all.size(), false);
+  for (const Allocation* a : largest) keep[static_cast<size_t>(a - all.data())] = true;
+  std::vector<Allocation> kept;
+  kept.reserve(room);
+  for (size_t k = 0; k < all.size(); ++k)
+    if (keep[k]) kept.push_back(std::move(all[k]));
+  size_t dropped = all.size() - kept.size();
+  all = std::move(kept);
+  return dropped;
+}
+
+bool IsListingFact(const std::string& name) {
+  for (const char* listing : kListingFacts)
+    if (name == listing) return true;
+  return false;
 }
 
 }  // namespace oomlens

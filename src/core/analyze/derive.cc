@@ -22,43 +22,6 @@ void Ratio(const Facts& facts, const char* a, const char* b, const char* name, F
   if (x && y && y->integer != 0) (*derived)[name] = RatioValue(x->number / y->number);
 }
 
-// Summaries of an allocation listing: the largest entry and the padding waste.
-void DeriveFromAllocations(const std::vector<Allocation>& allocations, const Facts& facts, Facts* derived) {
-  if (allocations.empty()) return;
-  (*derived)["allocation_count"] = CountValue(static_cast<int64_t>(allocations.size()));
-  const Allocation* largest = nullptr;
-  double padding = 0, padding_tolerance = 0, largest_padding = -1, expansion = 0;
-  for (const auto& a : allocations) {
-    const FactValue* size = FactIn(a.fields, "size_bytes");
-    if (size && (!largest || size->integer > FactIn(largest->fields, "size_bytes")->integer)) largest = &a;
-    if (const FactValue* p = FactIn(a.fields, "padding_bytes")) {
-      padding += p->number;
-      padding_tolerance += p->tolerance;
-      largest_padding = std::max(largest_padding, p->number);
-    }
-    if (const FactValue* e = FactIn(a.fields, "expansion")) expansion = std::max(expansion, e->number);
-  }
-  if (largest_padding >= 0) {
-    (*derived)["padding_total_bytes"] = SizeValue(padding, padding_tolerance);
-    (*derived)["largest_padding_bytes"] = SizeValue(largest_padding, 0);
-  }
-  if (expansion > 0) (*derived)["max_expansion"] = RatioValue(expansion);
-  if (!largest) return;
-  const FactValue& size = *FactIn(largest->fields, "size_bytes");
-  (*derived)["largest_allocation_bytes"] = size;
-  const FactValue* limit = FactIn(facts, "limit_bytes");
-  if (limit && limit->integer > 0) (*derived)["largest_allocation_ratio"] = RatioValue(size.number / limit->number);
-  const std::pair<const char*, const char*> kText[] = {{"shape", "largest_allocation_shape"},
-                                                        {"operator", "largest_allocation_operator"},
-                                                        {"label", "largest_allocation_label"}};
-  for (const auto& [field, name] : kText) {
-    if (const FactValue* v = FactIn(largest->fields, field)) (*derived)[name] = TextValue(v->text);
-  }
-  const FactValue* file = FactIn(largest->fields, "source_file");
-  const FactValue* line = FactIn(largest->fields, "source_line");
-  if (file) (*derived)["largest_allocation_source"] = TextValue(file->text + (line ? ":" + line->text : ""));
-}
-
 // Bytes per element of a dtype as frameworks print it; 0 when unknown.
 int DtypeBytes(const std::string& dtype) {
   static const std::pair<const char*, int> kSizes[] = {
@@ -156,8 +119,8 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   Facts& facts = incident->facts;
   Facts& derived = incident->derived;
   derived.clear();
-  incident->allocation_groups.clear();
-  SummarizeAllocations(incident->allocations, &derived, &incident->allocation_groups);
+  SummarizeListing(incident);
+  derived = incident->listing_facts;
   SummarizePrintedTotals(facts, &derived);
   DeriveSeriesFacts(incident->series, &derived);
   DeriveHistoryFacts(incident->history, &derived);
@@ -192,7 +155,10 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   Ratio(facts, "arguments_bytes", "limit_bytes", "arguments_ratio", &derived);
   Ratio(facts, "hlo_temp_bytes", FactIn(facts, "used_bytes") ? "used_bytes" : "total_usage_bytes", "hlo_temp_ratio",
         &derived);
-  DeriveFromAllocations(incident->allocations, facts, &derived);
+  const FactValue* largest_allocation = FactIn(derived, "largest_allocation_bytes");
+  const FactValue* limit = FactIn(facts, "limit_bytes");
+  if (largest_allocation && limit && limit->integer > 0)
+    derived["largest_allocation_ratio"] = RatioValue(largest_allocation->number / limit->number);
   DeriveAllocatorFacts(facts, &derived);
   if (!derived.count("largest_contiguous_bytes")) {
     const FactValue* reported = FactIn(facts, "reported_largest_free_bytes");

@@ -1,5 +1,7 @@
 #include "core/analyze/grouping.h"
 
+#include "core/analyze/allocation_summary.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -91,7 +93,21 @@ void FoldedEvents::Add(const std::string& kind, uint64_t count, const Location& 
   kinds[kind] += count;
 }
 
+void FoldedEvents::AddEntries(uint64_t count, const Location& where) {
+  if (entries == 0) first_listing = where;
+  entries += count;
+  ++listings;
+}
+
 void FoldedEvents::Report(std::vector<Problem>* problems) const {
+  if (entries > 0) {
+    problems->push_back(Problem{
+        Problem::Severity::kWarning, first_listing.input + ":" + std::to_string(first_listing.line),
+        std::to_string(entries) + " allocation entries of " + std::to_string(listings) +
+            (listings == 1 ? " listing" : " listings") + " were read but not kept: a report keeps " + std::to_string(kMaxAllocationsPerReport) +
+            " entries in all, the largest of each listing",
+        "totals, groups and the largest entries count every entry read (allocation_count says how many)"});
+  }
   if (events == 0) return;
   std::string kinds_text;
   for (const auto& [kind, count] : kinds)
@@ -128,13 +144,29 @@ void IncidentGrouper::Add(Event&& event) {
     AddIdentity(event, &incident);
     index_[key] = incidents_.size();
     incidents_.push_back(std::move(incident));
+    entries_kept_ = KeepListingsWithinCap(entries_kept_, incidents_.end() - 1, incidents_.end(), &folded_);
     return;
   }
   Incident& incident = incidents_[it->second];
   ++incident.occurrences;
   AddIdentity(event, &incident);
-  if (incident.allocations.empty()) incident.allocations = std::move(event.allocations);
+  if (!HasListing(incident) && !event.allocations.empty()) {
+    incident.allocations = std::move(event.allocations);
+    entries_kept_ = KeepListingsWithinCap(entries_kept_, incidents_.begin() + static_cast<long>(it->second),
+                                          incidents_.begin() + static_cast<long>(it->second) + 1, &folded_);
+  }
   Merge(event.facts, event.where, Who(event), &incident);
+}
+
+size_t KeepListingsWithinCap(size_t kept, std::vector<Incident>::iterator begin, std::vector<Incident>::iterator end,
+                             FoldedEvents* folded) {
+  for (auto it = begin; it != end; ++it) {
+    size_t room = kept < kMaxAllocationsPerReport ? kMaxAllocationsPerReport - kept : 0;
+    size_t dropped = KeepLargestEntries(room, &*it);
+    if (dropped > 0) folded->AddEntries(dropped, it->first);
+    kept += it->allocations.size();
+  }
+  return kept;
 }
 
 void MergeIncident(Incident&& from, Incident* into) {
@@ -145,7 +177,11 @@ void MergeIncident(Incident&& from, Incident* into) {
   into->ranks.insert(from.ranks.begin(), from.ranks.end());
   into->hosts.insert(from.hosts.begin(), from.hosts.end());
   into->devices.insert(from.devices.begin(), from.devices.end());
-  if (into->allocations.empty()) into->allocations = std::move(from.allocations);
+  if (!HasListing(*into)) {
+    into->allocations = std::move(from.allocations);
+    into->allocation_groups = std::move(from.allocation_groups);
+    into->listing_facts = std::move(from.listing_facts);
+  }
   if (into->series.samples == 0) into->series = std::move(from.series);
   Merge(from.facts, from.first, from.first_who, into);
   for (auto& outlier : from.outliers) {

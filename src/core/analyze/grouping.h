@@ -20,16 +20,27 @@ namespace oomlens {
 /// holds a flood of different failures; events of further incidents are counted.
 constexpr size_t kMaxIncidents = 10000;
 
-/// What a report could not keep: events of incidents past kMaxIncidents.
+/// What a report could not keep: events of incidents past kMaxIncidents, and
+/// listing entries past kMaxAllocationsPerReport.
 struct FoldedEvents {
   uint64_t events = 0;
   Location first;                       // where the first of them was
   std::map<std::string, uint64_t> kinds;  // events by kind
+  uint64_t entries = 0, listings = 0;   // listing entries dropped, and from how many listings
+  Location first_listing;
   /// Counts `count` events of kind, the first of them at where.
   void Add(const std::string& kind, uint64_t count, const Location& where);
-  /// Adds to problems the warning that says so (nothing when none was folded).
+  /// Counts `count` entries dropped from the listing of the incident first seen at where.
+  void AddEntries(uint64_t count, const Location& where);
+  /// Adds to problems the warnings that say so (nothing when nothing was folded).
   void Report(std::vector<Problem>* problems) const;
 };
+
+/// Keeps the incidents' listings within kMaxAllocationsPerReport entries in all,
+/// taking from each in turn what room is left after `kept` entries; counts the
+/// entries dropped in folded. Returns the entries kept, `kept` included.
+size_t KeepListingsWithinCap(size_t kept, std::vector<Incident>::iterator begin, std::vector<Incident>::iterator end,
+                             FoldedEvents* folded);
 
 class IncidentGrouper {
  public:
@@ -42,6 +53,7 @@ class IncidentGrouper {
  private:
   std::map<std::string, size_t> index_;  // group key -> incidents_ position
   std::vector<Incident> incidents_;
+  size_t entries_kept_ = 0;  // listing entries, over all incidents
   FoldedEvents folded_;
 };
 

@@ -65,6 +65,7 @@ Report MergeReports(std::vector<Report> parts, const RuleSet& rules, const std::
       }
     }
   }
+  KeepListingsWithinCap(0, merged.incidents.begin(), merged.incidents.end(), &folded);
   folded.Report(&merged.problems);
   FinishIncidents(RuleDataOf(rules), chip, &merged.incidents);
   return merged;

@@ -2,6 +2,7 @@
 // diff take per-shard reports. Beside its writer, so the two change together.
 #include <nlohmann/json.hpp>
 
+#include "core/analyze/allocation_summary.h"
 #include "core/model/json_depth.h"
 
 #include "oomlens/render.h"
@@ -43,6 +44,27 @@ bool ReadFacts(const json& values, const json* printed, const FactInfo* (*find)(
   return true;
 }
 
+// The summary of the whole listing, which a report's entries may no longer give.
+bool ReadListingSummary(const json& j, Incident* i, std::string* error) {
+  Facts derived;
+  if (!ReadFacts(Member(j, "derived"), nullptr, FindFact, &derived, error)) return false;
+  for (auto& [name, value] : derived)
+    if (IsListingFact(name)) i->listing_facts[name] = std::move(value);
+  if (i->listing_facts.empty()) return true;  // none: summarised from the entries, if any
+  for (const auto& g : j.value("allocation_groups", json::array())) {
+    AllocationGroup group;
+    std::string by = g.value("by", "");
+    for (auto kind : {AllocationGroup::By::kOwner, AllocationGroup::By::kLabel, AllocationGroup::By::kIdentical})
+      if (by == GroupByName(kind)) group.by = kind;
+    group.key = g.value("key", "");
+    group.count = g.value("count", int64_t{0});
+    group.bytes = g.value("bytes", int64_t{0});
+    group.share = g.value("share", 0.0);
+    i->allocation_groups.push_back(std::move(group));
+  }
+  return true;
+}
+
 bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* error) {
   i->kind = j.value("kind", "");
   i->code = j.value("code", "");
@@ -70,6 +92,7 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
     if (!ReadFacts(a, nullptr, FindAllocationField, &allocation.fields, error)) return false;
     i->allocations.push_back(std::move(allocation));
   }
+  if (!ReadListingSummary(j, i, error)) return false;
   if (const auto series = j.find("series"); series != j.end() && series->is_object()) {
     MemorySeries& s = i->series;
     s.name = series->value("name", "");

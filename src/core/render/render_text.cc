@@ -134,9 +134,15 @@ std::string DerivedSize(const Incident& i, const char* name) {
   return it == i.derived.end() ? "" : FormatSize(it->second.integer);
 }
 
+// Entries the listing had: a report may keep fewer (kMaxAllocationsPerReport).
+uint64_t Listed(const Incident& i) {
+  auto it = i.derived.find("allocation_count");
+  return it != i.derived.end() ? static_cast<uint64_t>(it->second.integer) : i.allocations.size();
+}
+
 // "allocations (5000 listed, live 14.2G, free 1.3G in 50 blocks, largest 64.0M)"
 std::string AllocationsHead(const Incident& i) {
-  std::string head = "allocations (" + std::to_string(i.allocations.size()) + " listed";
+  std::string head = "allocations (" + std::to_string(Listed(i)) + " listed";
   std::string live = DerivedSize(i, "allocated_total_bytes"), free = DerivedSize(i, "free_total_bytes");
   if (!live.empty() && !free.empty()) head += ", live " + live;
   if (!free.empty()) {
@@ -173,7 +179,7 @@ void RenderGroups(const Incident& i, const Style& style, std::ostream& out) {
 }
 
 void RenderAllocations(const Incident& i, const Style& style, std::ostream& out) {
-  if (i.allocations.empty()) return;
+  if (!HasListing(i)) return;
   const size_t kShown = 5;
   out << "    " << style.Dim(AllocationsHead(i)) << "\n";
   RenderGroups(i, style, out);
@@ -182,7 +188,13 @@ void RenderAllocations(const Incident& i, const Style& style, std::ostream& out)
     const FactValue* rank = Field(*a, "rank");
     out << "      " << (rank ? rank->text : std::to_string(++k)) << ". " << AllocationLine(*a, i.facts) << "\n";
   }
-  if (i.allocations.size() > kShown) out << "      ... " << i.allocations.size() - kShown << " more (see --format json)\n";
+  uint64_t listed = Listed(i), shown = std::min<uint64_t>(kShown, i.allocations.size());
+  if (listed > shown) {
+    out << "      ... " << listed - shown << " more ("
+        << (listed == i.allocations.size() ? std::string("see --format json")
+                                           : "the JSON report keeps the largest " + std::to_string(i.allocations.size()))
+        << ")\n";
+  }
 }
 
 // "▁▂▃▅▇" from the points of a series, at most width characters.

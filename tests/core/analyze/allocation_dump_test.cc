@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 
+#include "core/analyze/allocation_summary.h"
+#include "oomlens/merge.h"
 #include "oomlens/render.h"
 #include "oomlens/scanner.h"
 #include "tests/core/scan_fixture.h"
@@ -79,13 +81,58 @@ TEST_F(AllocationDumpTest, ADumpLongerThanKeptSaysSo) {
   for (int k = 0; k < kEntries; ++k) text += "  size=1.00M state=allocated owner=jit_a id=" + std::to_string(k) + "\n";
   Report report = Scan(text);
   ASSERT_EQ(report.incidents.size(), 1u);
-  EXPECT_EQ(report.incidents[0].allocations.size(), 100000u);
-  bool warned = false;
-  for (const auto& p : report.problems) {
-    warned = warned || p.message == "allocation listing longer than 100000 entries: the first ones are kept and "
-                                    "summarised, the rest skipped";
+  EXPECT_EQ(Derived(report.incidents[0], "allocation_count"), 100000);  // read and summarised
+  EXPECT_EQ(Derived(report.incidents[0], "allocated_total_bytes"), 100000ll << 20);
+  EXPECT_EQ(report.incidents[0].allocations.size(), kMaxAllocationsPerReport);  // kept
+  std::string warnings;
+  for (const auto& p : report.problems) warnings += p.message + "\n";
+  EXPECT_NE(warnings.find("allocation listing longer than 100000 entries: the first ones are kept and summarised, "
+                          "the rest skipped"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("90000 allocation entries of 1 listing were read but not kept: a report keeps 10000 "
+                          "entries in all"), std::string::npos) << warnings;
+}
+
+// The cap on entries is per report, not per listing (eight OOMs each followed by a
+// dump of 100,000 entries took 2.46 GB): each listing is summarised whole, later
+// listings keep what room is left, and a report read back and merged keeps every
+// summary although its entries are gone.
+TEST_F(AllocationDumpTest, EntriesAreCappedPerReportAndSummariesSurviveAMerge) {
+  std::string text;
+  const int kOoms = 4, kEntries = 4000;
+  for (int o = 0; o < kOoms; ++o) {
+    text += "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate " + std::to_string(o + 1) +
+            ".00G. That was not possible. There are 96.00M free.; (0x0x0_HBM0)\nLive allocations at OOM: " +
+            std::to_string(kEntries) + " blocks\n";
+    for (int k = 0; k < kEntries; ++k) {
+      text += "  offset=0x" + std::to_string(k) + " size=" + std::to_string(1 + k % 7) + ".00M state=allocated owner=jit_" +
+              std::to_string(o) + " id=" + std::to_string(k) + "\n";
+    }
   }
-  EXPECT_TRUE(warned);
+  Report report = Scan(text);
+  ASSERT_EQ(report.incidents.size(), static_cast<size_t>(kOoms));
+  size_t kept = 0;
+  for (const Incident& i : report.incidents) {
+    EXPECT_EQ(Derived(i, "allocation_count"), kEntries);
+    EXPECT_EQ(Derived(i, "largest_allocation_bytes"), 7ll << 20);
+    kept += i.allocations.size();
+  }
+  EXPECT_EQ(kept, kMaxAllocationsPerReport);
+  EXPECT_EQ(report.incidents[0].allocations.size(), static_cast<size_t>(kEntries));
+  EXPECT_EQ(report.incidents[2].allocations.size(), kMaxAllocationsPerReport - 2 * kEntries);  // the room left
+  for (const Allocation& a : report.incidents[2].allocations)
+    EXPECT_GE(a.fields.at("size_bytes").integer, 4ll << 20) << "the largest are kept";
+  EXPECT_EQ(report.incidents[3].allocations.size(), 0u);
+
+  std::ostringstream json;
+  RenderJson(report, json);
+  Report read;
+  std::string error;
+  ASSERT_TRUE(ParseJsonReport(json.str(), &read, &error)) << error;
+  std::vector<Report> parts;
+  parts.push_back(std::move(read));
+  std::ostringstream merged;
+  RenderJson(MergeReports(std::move(parts), rules_, ""), merged);
+  EXPECT_EQ(merged.str(), json.str());
 }
 
 TEST_F(AllocationDumpTest, AListingFarFromTheOomDoesNotJoinIt) {
