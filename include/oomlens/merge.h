@@ -6,6 +6,7 @@
 #ifndef OOMLENS_MERGE_H_
 #define OOMLENS_MERGE_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,26 @@ namespace oomlens {
 /// inputs are concatenated, incidents regrouped across parts, then facts
 /// derived, causes decided and consequences correlated again with rules.
 Report MergeReports(std::vector<Report> parts, const RuleSet& rules, const std::string& chip);
+
+/// MergeReports one part at a time, so that a part can be dropped once added
+/// (merging many large reports holds one of them, not all).
+class ReportMerger {
+ public:
+  /// several_parts: whether more than one part will be added (a one-file part of
+  /// several then names its hostless incidents after its file).
+  ReportMerger(const RuleSet& rules, std::string chip, bool several_parts);
+  ~ReportMerger();
+  void Add(Report&& part);
+  /// The merged report; the merger is spent.
+  Report Finish();
+
+ private:
+  struct State;
+  const RuleSet& rules_;
+  const std::string chip_;
+  const bool several_parts_;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace oomlens
 

@@ -233,7 +233,7 @@ int OpenInput(const std::string& path, std::string* error) {
 int RunMerge(const Options& o, std::ostream& out, std::ostream& err, const Console& console) {
   RuleSet rules;
   if (!LoadRulesForReport(o, &rules, err)) return kExitError;
-  std::vector<Report> parts;
+  ReportMerger merger(rules, o.chip, o.reports.size() > 1);  // one report held at a time
   for (const auto& path : o.reports) {
     Report part;
     std::string error;
@@ -245,9 +245,9 @@ int RunMerge(const Options& o, std::ostream& out, std::ostream& err, const Conso
           << " (help: merge takes reports written with --format json)\n";
       return kExitError;
     }
-    parts.push_back(std::move(part));
+    merger.Add(std::move(part));
   }
-  Report merged = MergeReports(std::move(parts), rules, o.chip);
+  Report merged = merger.Finish();
   bool read_all = true;
   for (const auto& in : merged.inputs) read_all = read_all && in.ok;
   return Finish(o, std::move(merged), read_all, out, err, console);

@@ -73,10 +73,17 @@ bool IsOneJsonObject(ByteSource* source, std::string* text, bool* too_large, std
 }
 
 // A JSON object that names a schema version claims to be a report (valid or not).
+// Parsed without keeping the document (a report's would take ten times its text).
 bool NamesSchemaVersion(const std::string& text) {
   if (!JsonDepthWithin(text)) return true;  // the report reader says what is wrong
-  auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return doc.is_object() && doc.contains("schema_version");
+  bool named = false;
+  nlohmann::json::parser_callback_t look = [&named](int depth, nlohmann::json::parse_event_t event,
+                                                     nlohmann::json& parsed) {
+    if (depth == 1 && event == nlohmann::json::parse_event_t::key && parsed == "schema_version") named = true;
+    return depth == 0;  // nothing below the top is kept
+  };
+  auto doc = nlohmann::json::parse(text, look, /*allow_exceptions=*/false);
+  return doc.is_object() && named;
 }
 
 // A FIFO opened without blocking: waits, in slices an interrupt can end, until a

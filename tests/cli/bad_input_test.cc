@@ -67,6 +67,20 @@ TEST_F(BadInput, MalformedReportsAreErrorsNotCrashes) {
   for (const char* doc : lenient) EXPECT_EQ(Run({"merge", Write("report.json", doc)}).code, kExitOomFound) << doc;
 }
 
+// A report over kMaxReportBytes (256 MiB once inflated; 260 KB gzipped here) is
+// refused with the reason by merge and diff, not read into memory without end
+// (a 512 MiB report took 2.69 GB).
+TEST_F(BadInput, AReportOverTheCapIsRefusedWithItsReason) {
+  std::string path = Write("huge.json.gz", Gzip("{\"schema_version\": 1, \"incidents\": [] ") +
+                                               Gzip(std::string(1 << 20, ' '), 257) + Gzip("}"));
+  for (std::vector<std::string> args : {std::vector<std::string>{"merge", path}, {"diff", path, path}}) {
+    Result r = Run(args);
+    EXPECT_EQ(r.code, kExitError) << args[0];
+    EXPECT_NE(r.err.find("huge.json.gz: larger than 256 MiB; a report that large is not read back"), std::string::npos)
+        << args[0] << ": " << r.err;
+  }
+}
+
 // A full disk is an error (exit 2, said on stderr); only a closed pipe is 141.
 TEST_F(BadInput, AFullDiskIsAnErrorNotABrokenPipe) {
   if (std::system("test -w /dev/full") != 0) GTEST_SKIP() << "no /dev/full";

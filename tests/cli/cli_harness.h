@@ -31,17 +31,24 @@ inline CliResult RunOomlens(std::vector<std::string> args, const Console& consol
   return {code, out.str(), err.str()};
 }
 
-// text in one gzip member.
-inline std::string Gzip(const std::string& text) {
-  std::string gz(compressBound(text.size()) + 64, '\0');
+// text, `times` times over, in one gzip member (compressed as it goes: a large
+// repeat costs little memory).
+inline std::string Gzip(const std::string& text, size_t times = 1) {
+  std::string gz;
   z_stream z{};
   deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);  // 15 + 16: the gzip wrapper
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(gz.data());
-  z.avail_out = static_cast<uInt>(gz.size());
-  int rc = deflate(&z, Z_FINISH);
-  gz.resize(rc == Z_STREAM_END ? z.total_out : 0);
+  char out[1 << 16];
+  for (size_t k = 0; k < times; ++k) {
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    z.avail_in = static_cast<uInt>(text.size());
+    int flush = k + 1 == times ? Z_FINISH : Z_NO_FLUSH;
+    do {
+      z.next_out = reinterpret_cast<Bytef*>(out);
+      z.avail_out = sizeof out;
+      deflate(&z, flush);
+      gz.append(out, sizeof out - z.avail_out);
+    } while (z.avail_out == 0);
+  }
   deflateEnd(&z);
   return gz;
 }

@@ -37,38 +37,55 @@ void NameHostsAfterTheirFile(Report* part) {
 
 }  // namespace
 
-Report MergeReports(std::vector<Report> parts, const RuleSet& rules, const std::string& chip) {
+struct ReportMerger::State {
   Report merged;
-  std::map<std::string, size_t> index;
-  FoldedEvents folded;  // incidents past kMaxIncidents: their events counted
-  for (auto& part : parts) {
-    if (parts.size() > 1) NameHostsAfterTheirFile(&part);
-    int offset = static_cast<int>(merged.inputs.size());
-    for (auto& in : part.inputs) merged.inputs.push_back(std::move(in));
-    for (auto& p : part.problems) merged.problems.push_back(std::move(p));
-    merged.interrupted = merged.interrupted || part.interrupted;
-    // Incidents of one part in order of first occurrence, so earlier inputs come first.
-    std::stable_sort(part.incidents.begin(), part.incidents.end(), FirstSeenBefore);
-    for (auto& incident : part.incidents) {
-      incident.first_input_index += offset;
-      std::string key = IncidentKey(incident);
-      auto it = index.find(key);
-      if (it == index.end() && merged.incidents.size() >= kMaxIncidents) {
-        folded.Add(incident.kind, incident.occurrences, incident.first);
-        continue;
-      }
-      if (it == index.end()) {
-        index[key] = merged.incidents.size();
-        merged.incidents.push_back(std::move(incident));
-      } else {
-        MergeIncident(std::move(incident), &merged.incidents[it->second]);
-      }
+  std::map<std::string, size_t> index;  // incident key -> merged.incidents position
+  FoldedEvents folded;                  // incidents past kMaxIncidents: their events counted
+};
+
+ReportMerger::ReportMerger(const RuleSet& rules, std::string chip, bool several_parts)
+    : rules_(rules), chip_(std::move(chip)), several_parts_(several_parts), state_(std::make_unique<State>()) {}
+
+ReportMerger::~ReportMerger() = default;
+
+void ReportMerger::Add(Report&& part) {
+  Report& merged = state_->merged;
+  if (several_parts_) NameHostsAfterTheirFile(&part);
+  int offset = static_cast<int>(merged.inputs.size());
+  for (auto& in : part.inputs) merged.inputs.push_back(std::move(in));
+  for (auto& p : part.problems) merged.problems.push_back(std::move(p));
+  merged.interrupted = merged.interrupted || part.interrupted;
+  // Incidents of one part in order of first occurrence, so earlier inputs come first.
+  std::stable_sort(part.incidents.begin(), part.incidents.end(), FirstSeenBefore);
+  for (auto& incident : part.incidents) {
+    incident.first_input_index += offset;
+    std::string key = IncidentKey(incident);
+    auto it = state_->index.find(key);
+    if (it == state_->index.end() && merged.incidents.size() >= kMaxIncidents) {
+      state_->folded.Add(incident.kind, incident.occurrences, incident.first);
+      continue;
+    }
+    if (it == state_->index.end()) {
+      state_->index[key] = merged.incidents.size();
+      merged.incidents.push_back(std::move(incident));
+    } else {
+      MergeIncident(std::move(incident), &merged.incidents[it->second]);
     }
   }
-  KeepListingsWithinCap(0, merged.incidents.begin(), merged.incidents.end(), &folded);
-  folded.Report(&merged.problems);
-  FinishIncidents(RuleDataOf(rules), chip, &merged.incidents);
+}
+
+Report ReportMerger::Finish() {
+  Report merged = std::move(state_->merged);
+  KeepListingsWithinCap(0, merged.incidents.begin(), merged.incidents.end(), &state_->folded);
+  state_->folded.Report(&merged.problems);
+  FinishIncidents(RuleDataOf(rules_), chip_, &merged.incidents);
   return merged;
+}
+
+Report MergeReports(std::vector<Report> parts, const RuleSet& rules, const std::string& chip) {
+  ReportMerger merger(rules, chip, parts.size() > 1);
+  for (auto& part : parts) merger.Add(std::move(part));
+  return merger.Finish();
 }
 
 }  // namespace oomlens
