@@ -307,8 +307,7 @@ TEST_F(CiTest, PaddedNestedUtf16AndCarriageReturnLogsAreRead) {
 }
 
 // A checksum error at the end of a gzip log: what was inflated before it (the
-// log's end, where the OOM usually is) is scanned, then the error said. (zstd
-// checks its frame checksum before it hands out the frame's last bytes.)
+// log's end, where the OOM usually is) is scanned, then the error said.
 TEST_F(CiTest, ACorruptChecksumKeepsWhatWasDecompressed) {
   std::string log;
   for (int k = 0; k < 40000; ++k) log += "I1130 12:00:00.000000  1 train.py:1] step " + std::to_string(k) + " loss=2.3\n";
@@ -319,6 +318,41 @@ TEST_F(CiTest, ACorruptChecksumKeepsWhatWasDecompressed) {
   EXPECT_EQ(r.code, kExitError);
   EXPECT_NE(r.out.find("\"program\": \"jit_end\""), std::string::npos) << "the end was lost";
   EXPECT_NE(r.err.find("corrupt gzip data: incorrect data check"), std::string::npos) << r.err;
+}
+
+// text as one zstd frame with a checksum.
+std::string ZstdFrame(const std::string& text) {
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+  std::string zst(ZSTD_compressBound(text.size()), '\0');
+  zst.resize(ZSTD_compress2(cctx, zst.data(), zst.size(), text.data(), text.size()));
+  ZSTD_freeCCtx(cctx);
+  return zst;
+}
+
+// zstd checksums are checked on every frame (frames spanning several reads, a
+// skippable frame between them), and a wrong one keeps the frame's end: libzstd
+// held a frame's last block back to check it, so a corrupt frame lost the OOM.
+TEST_F(CiTest, ZstdChecksumsAreCheckedAndAWrongOneKeepsTheFramesEnd) {
+  std::string noise;
+  uint64_t x = 1;
+  for (int k = 0; k < 20000; ++k) {  // hard to compress: frames of about 200 KiB
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    noise += "I1130 12:00:00.000000  1 train.py:1] step " + std::to_string(x) + "\n";
+  }
+  std::string skippable("\x50\x2a\x4d\x18\x03\x00\x00\x00" "abc", 11);
+  std::string zst = ZstdFrame("tiny\n") + ZstdFrame("a line under 32\n") + ZstdFrame(noise) + skippable +
+                    ZstdFrame(noise + Seed("jit_end", "5.00G"));
+  ASSERT_GT(zst.size(), 2 * ZSTD_DStreamInSize());
+  Result ok = Run({"--format", "json", Write("frames.log.zst", zst)});
+  EXPECT_EQ(ok.code, kExitOomFound) << ok.err;
+  EXPECT_EQ(ok.err.find("checksum"), std::string::npos) << ok.err;
+  zst[zst.size() - 1] = static_cast<char>(zst[zst.size() - 1] ^ 0xff);  // the last frame's checksum
+  Result bad = Run({"--format", "json", Write("bad.log.zst", zst)});
+  EXPECT_EQ(bad.code, kExitError);
+  EXPECT_NE(bad.out.find("\"program\": \"jit_end\""), std::string::npos) << "the frame's end was lost";
+  EXPECT_NE(bad.err.find("corrupt zstd data: the frame's checksum does not match what it decompressed to"),
+            std::string::npos) << bad.err;
 }
 
 TEST_F(CiTest, MergeOfPerHostReportsEqualsOneRun) {

@@ -1,12 +1,15 @@
 #include "core/input/decompress.h"
 
 #include <zlib.h>
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_d_forceIgnoreChecksum: a parameter, no symbol of the static library
 #include <zstd.h>
 #include <zstd_errors.h>
 
 #include <cstdint>
 #include <cstring>
 #include <vector>
+
+#include "core/input/xxhash64.h"
 
 namespace oomlens {
 namespace {
@@ -84,12 +87,52 @@ class GzipSource : public ByteSource {
 // frame made with --long=27 would take 128 MiB more per input, 2 GB at -j 16).
 constexpr int kMaxZstdWindowLog = 23;
 
+// Where a zstd frame is in the compressed stream, and the bytes of it that are
+// needed to check it: its first 5 (magic and descriptor) and its last 4 (the
+// checksum, when the descriptor says there is one).
+class ZstdFrameCheck {
+ public:
+  /// Notes bytes the decoder consumed, at absolute offset `at` of the stream.
+  void Consumed(uint64_t at, const char* bytes, size_t n) {
+    for (size_t k = 0; k < n && at + k < start_ + sizeof head_; ++k)
+      if (at + k >= start_) head_[at + k - start_] = static_cast<unsigned char>(bytes[k]);
+    for (size_t k = n > 4 ? n - 4 : 0; k < n; ++k) {
+      std::memmove(tail_, tail_ + 1, 3);
+      tail_[3] = static_cast<unsigned char>(bytes[k]);
+    }
+  }
+  void Produced(const char* bytes, size_t n) { hash_.Update(bytes, n); }
+  /// At the end of a frame that ends at absolute offset `end`: whether its checksum
+  /// (if any) matches what it decompressed to; then starts the next frame.
+  bool FrameEnds(uint64_t end) {
+    uint32_t magic = Le32(head_);
+    bool checked = (magic & 0xFFFFFFF0u) != 0x184D2A50u && (head_[4] & 0x04) != 0;  // not skippable, has one
+    bool ok = !checked || Le32(tail_) == static_cast<uint32_t>(hash_.Digest());
+    hash_.Reset();
+    start_ = end;
+    return ok;
+  }
+
+ private:
+  static uint32_t Le32(const unsigned char* p) {
+    return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 |
+           static_cast<uint32_t>(p[3]) << 24;
+  }
+  uint64_t start_ = 0;
+  unsigned char head_[5] = {}, tail_[4] = {};
+  Xxh64 hash_;
+};
+
+// zstd, frames of it concatenated. libzstd checks a frame's checksum by holding its
+// last block back, which a corrupt frame then loses (the log's end, where the OOM
+// is): the check is done here instead, after every byte is handed out.
 class ZstdSource : public ByteSource {
  public:
   explicit ZstdSource(std::unique_ptr<ByteSource> in)
       : in_(std::move(in)), input_(ZSTD_DStreamInSize()), stream_(ZSTD_createDStream()) {
     ZSTD_initDStream(stream_);
     ZSTD_DCtx_setParameter(stream_, ZSTD_d_windowLogMax, kMaxZstdWindowLog);
+    ZSTD_DCtx_setParameter(stream_, ZSTD_d_forceIgnoreChecksum, ZSTD_d_ignoreChecksum);
   }
   ~ZstdSource() override { ZSTD_freeDStream(stream_); }
 
@@ -104,6 +147,7 @@ class ZstdSource : public ByteSource {
         long got = in_->Read(input_.data(), input_.size(), error);
         if (got < 0) return -1;
         if (got == 0) eof_ = true;
+        chunk_at_ += in_buf_.size;
         in_buf_ = ZSTD_inBuffer{input_.data(), static_cast<size_t>(got), 0};
       }
       if (in_buf_.pos == in_buf_.size && eof_) {
@@ -113,6 +157,7 @@ class ZstdSource : public ByteSource {
         }
         break;
       }
+      size_t in_before = in_buf_.pos, out_before = out.pos;
       size_t hint = ZSTD_decompressStream(stream_, &out, &in_buf_);
       if (ZSTD_isError(hint)) {
         std::string message = ZSTD_getErrorCode(hint) == ZSTD_error_frameParameter_windowTooLarge
@@ -127,6 +172,14 @@ class ZstdSource : public ByteSource {
         pending_error_ = message;
         break;
       }
+      check_.Consumed(chunk_at_ + in_before, input_.data() + in_before, in_buf_.pos - in_before);
+      check_.Produced(buf + out_before, out.pos - out_before);
+      if (hint == 0 && !check_.FrameEnds(chunk_at_ + in_buf_.pos)) {
+        pending_error_ = "corrupt zstd data: the frame's checksum does not match what it decompressed to";
+        if (out.pos > 0) break;
+        *error = pending_error_;
+        return -1;
+      }
       last_hint_ = hint;
     }
     return static_cast<long>(out.pos);
@@ -137,6 +190,8 @@ class ZstdSource : public ByteSource {
   std::vector<char> input_;
   ZSTD_DStream* stream_;
   ZSTD_inBuffer in_buf_{nullptr, 0, 0};
+  uint64_t chunk_at_ = 0;  // offset of input_ in the compressed stream
+  ZstdFrameCheck check_;
   bool eof_ = false;
   size_t last_hint_ = 0;
   std::string pending_error_;
