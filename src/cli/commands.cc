@@ -111,33 +111,6 @@ int Finish(const Options& o, Report report, bool read_all, std::ostream& out, st
   return fails ? kExitOomFound : kExitNoOom;
 }
 
-// Scans each file with a scanner of its own (on `jobs` threads), then merges the
-// reports in input order: a file's series, progress and consequences stay in that
-// file, and incidents group across files only by what the merge compares. So -j 1,
-// -j N and `oomlens merge` of per-file reports give the same report.
-Report ScanEach(const std::vector<InputFile>& files, const RuleSet& rules, const ScanOptions& options,
-                int jobs, const Console& console, bool* read_all) {
-  std::vector<Report> parts(files.size());
-  std::vector<char> ok(files.size(), 0);
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t k = next++; k < files.size(); k = next++) {
-      if (console.interrupted && console.interrupted->load()) {  // the files not begun are not read
-        parts[k].interrupted = true;
-        continue;
-      }
-      Scanner scanner(rules, options);
-      const InputFile& f = files[k];
-      ok[k] = f.path == "-" ? scanner.ScanFd(console.stdin_fd, "<stdin>", f.host) : scanner.ScanFile(f.path, f.host);
-      parts[k] = scanner.Finish();
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int t = 0; t < jobs; ++t) threads.emplace_back(worker);
-  for (auto& t : threads) t.join();
-  for (char k : ok) *read_all = *read_all && k;
-  return MergeReports(std::move(parts), rules, options.chip);
-}
 
 }  // namespace
 
@@ -209,7 +182,8 @@ int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Consol
   int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
   if (files.size() > 1) {  // each file is scanned alone and the reports merged, whatever -j (docs/cli.md)
     int threads = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), files.size()));
-    return Finish(o, ScanEach(files, rules, options, threads, console, &read_all), read_all, out, err, console);
+    Report report = ScanEach(files, rules, options, threads, console.stdin_fd, &read_all);
+    return Finish(o, std::move(report), read_all, out, err, console);
   }
   options.read_ahead = jobs > 1;  // one file: a second thread reads it and finds the candidate lines
   Scanner scanner(rules, options);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "oomlens/merge.h"
+
 namespace oomlens {
 
 struct InputOptions {
@@ -18,10 +20,7 @@ struct InputOptions {
   std::string host_pattern;          ///< RE2 with one group; empty: the file name when several files
 };
 
-struct InputFile {
-  std::string path;  ///< "-" for stdin
-  std::string host;  ///< for events without a host tag; may be empty
-};
+using InputFile = ScanInput;
 
 /// Expands args into files, in a deterministic order (directories sorted).
 /// Explicit files are kept even when a glob would drop them. Returns false and

@@ -1,6 +1,8 @@
 #include "oomlens/merge.h"
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <map>
 
 #include "core/analyze/finish.h"
@@ -86,6 +88,30 @@ Report MergeReports(std::vector<Report> parts, const RuleSet& rules, const std::
   ReportMerger merger(rules, chip, parts.size() > 1);
   for (auto& part : parts) merger.Add(std::move(part));
   return merger.Finish();
+}
+
+Report ScanEach(const std::vector<ScanInput>& inputs, const RuleSet& rules, const ScanOptions& options, int jobs,
+                int stdin_fd, bool* read_all) {
+  std::vector<Report> parts(inputs.size());
+  std::vector<char> ok(inputs.size(), 0);
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t k = next++; k < inputs.size(); k = next++) {
+      if (options.cancel && options.cancel->load()) {  // the inputs not begun are not read
+        parts[k].interrupted = true;
+        continue;
+      }
+      Scanner scanner(rules, options);
+      const ScanInput& in = inputs[k];
+      ok[k] = in.path == "-" ? scanner.ScanFd(stdin_fd, "<stdin>", in.host) : scanner.ScanFile(in.path, in.host);
+      parts[k] = scanner.Finish();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < std::max(jobs, 1); ++t) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  for (char k : ok) *read_all = *read_all && k;
+  return MergeReports(std::move(parts), rules, options.chip);
 }
 
 }  // namespace oomlens

@@ -1,0 +1,178 @@
+// oomlens._core: the library the CLI uses, as a Python extension (pybind11).
+// Scans run with the GIL released; the Python package (src/python/oomlens) turns
+// reports into typed objects.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/cli.h"
+#include "oomlens/diff.h"
+#include "oomlens/merge.h"
+#include "oomlens/render.h"
+#include "oomlens/rules.h"
+#include "oomlens/scanner.h"
+#include "oomlens/version.h"
+
+namespace py = pybind11;
+
+namespace oomlens {
+namespace {
+
+// The built-in rules, loaded once (their samples are checked by the test suite).
+const RuleSet& BuiltinRules() {
+  static const RuleSet* rules = [] {
+    auto* loaded = new RuleSet;
+    std::vector<Problem> problems;
+    if (!loaded->LoadBuiltin(&problems)) throw std::runtime_error("oomlens: the built-in rules did not load");
+    return loaded;
+  }();
+  return *rules;
+}
+
+ScanOptions Options(const std::string& chip) {
+  ScanOptions options;
+  options.chip = chip;
+  return options;
+}
+
+// A report and the renderings Python asks of it.
+struct PyReport {
+  Report report;
+  std::string Json() const {
+    std::ostringstream out;
+    RenderJson(report, out);
+    return out.str();
+  }
+  std::string Text(bool color) const {
+    std::ostringstream out;
+    TextOptions options;
+    options.color = color;
+    RenderText(report, options, out);
+    return out.str();
+  }
+  std::string Render(const std::string& name) const {
+    std::optional<Format> format = ParseFormat(name);
+    if (!format) throw py::value_error("unknown format '" + name + "'");
+    std::ostringstream out;
+    RenderReport(report, *format, {}, out);
+    return out.str();
+  }
+};
+
+PyReport Diagnose(const std::string& text, const std::string& name, const std::string& chip) {
+  py::gil_scoped_release unlocked;
+  Scanner scanner(BuiltinRules(), Options(chip));
+  scanner.ScanText(text, name);
+  return PyReport{scanner.Finish()};
+}
+
+// Each path scanned alone and the reports merged, as the CLI does with several files.
+std::pair<PyReport, bool> ScanPaths(const std::vector<std::string>& paths, const std::string& chip, int jobs) {
+  py::gil_scoped_release unlocked;
+  std::vector<ScanInput> inputs;
+  for (const auto& path : paths) inputs.push_back(ScanInput{path, ""});
+  bool read_all = true;
+  Report report = ScanEach(inputs, BuiltinRules(), Options(chip), jobs, STDIN_FILENO, &read_all);
+  return {PyReport{std::move(report)}, read_all};
+}
+
+// (name, text) pairs, each scanned alone, then merged.
+PyReport ScanTexts(const std::vector<std::pair<std::string, std::string>>& texts, const std::string& chip) {
+  py::gil_scoped_release unlocked;
+  ReportMerger merger(BuiltinRules(), chip, texts.size() > 1);
+  for (const auto& [name, text] : texts) {
+    Scanner scanner(BuiltinRules(), Options(chip));
+    scanner.ScanText(text, name);
+    merger.Add(scanner.Finish());
+  }
+  return PyReport{merger.Finish()};
+}
+
+// A report written with --format json, read back and finished again (facts
+// derived, causes decided) as `oomlens diff` does with a report.
+PyReport ReadReport(const std::string& json) {
+  Report report;
+  std::string error;
+  if (!ParseJsonReport(json, &report, &error)) throw py::value_error("not an oomlens report: " + error);
+  std::vector<Report> parts;
+  parts.push_back(std::move(report));
+  return PyReport{MergeReports(std::move(parts), BuiltinRules(), "")};
+}
+
+PyReport Merge(const std::vector<PyReport*>& parts, const std::string& chip) {
+  std::vector<Report> copies;
+  for (const PyReport* part : parts) copies.push_back(part->report);
+  py::gil_scoped_release unlocked;
+  return PyReport{MergeReports(std::move(copies), BuiltinRules(), chip)};
+}
+
+// {"json": ..., "text": ...} of the comparison of two reports.
+py::dict Diff(const PyReport& before, const PyReport& after, const std::string& before_name,
+              const std::string& after_name) {
+  ReportDiff diff = DiffReports(before.report, after.report, before_name, after_name);
+  std::ostringstream json, text;
+  RenderDiffJson(diff, json);
+  RenderDiffText(diff, text);
+  py::dict out;
+  out["json"] = json.str();
+  out["text"] = text.str();
+  return out;
+}
+
+std::atomic<bool> g_interrupted{false};
+void OnInterrupt(int) { g_interrupted.store(true); }
+
+// The command line, as the oomlens binary runs it: `python -m oomlens ...`.
+int Main(const std::vector<std::string>& args) {
+  std::vector<const char*> argv = {"oomlens"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  Console console;
+  console.stdin_is_terminal = ::isatty(STDIN_FILENO) == 1;
+  console.stdout_is_terminal = ::isatty(STDOUT_FILENO) == 1;
+  console.getenv = [](const char* name) -> const char* { return std::getenv(name); };
+  console.interrupted = &g_interrupted;
+  struct sigaction ours {}, python {};
+  ours.sa_handler = OnInterrupt;
+  ::sigaction(SIGINT, &ours, &python);  // Ctrl-C stops the scan as in the binary
+  int code;
+  {
+    py::gil_scoped_release unlocked;
+    code = RunCli(static_cast<int>(argv.size()), argv.data(), std::cout, std::cerr, console);
+    std::cout.flush();
+  }
+  ::sigaction(SIGINT, &python, nullptr);
+  if (code != kExitBrokenPipe && !std::cout) code = kExitBrokenPipe;
+  return code;
+}
+
+}  // namespace
+}  // namespace oomlens
+
+PYBIND11_MODULE(_core, m) {
+  using namespace oomlens;
+  m.doc() = "The oomlens core (C++): recognise OOM messages in logs and diagnose them.";
+  m.attr("__version__") = Version();
+  py::class_<PyReport>(m, "Report")
+      .def("json", &PyReport::Json, "The JSON report (schema version 1), as the CLI writes it.")
+      .def("text", &PyReport::Text, py::arg("color") = false, "The text report.")
+      .def("render", &PyReport::Render, py::arg("format"), "The report in a format of --format (html, markdown ...).")
+      .def_property_readonly("incident_count", [](const PyReport& r) { return r.report.incidents.size(); });
+  m.def("diagnose", &Diagnose, py::arg("text"), py::arg("name") = "<paste>", py::arg("chip") = "");
+  m.def("scan_paths", &ScanPaths, py::arg("paths"), py::arg("chip") = "", py::arg("jobs") = 1);
+  m.def("scan_texts", &ScanTexts, py::arg("texts"), py::arg("chip") = "");
+  m.def("read_report", &ReadReport, py::arg("json"));
+  m.def("merge", &Merge, py::arg("parts"), py::arg("chip") = "");
+  m.def("diff", &Diff, py::arg("before"), py::arg("after"), py::arg("before_name") = "before",
+        py::arg("after_name") = "after");
+  m.def("main", &Main, py::arg("args"), "Runs the oomlens command line; returns its exit code.");
+}

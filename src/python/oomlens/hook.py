@@ -1,0 +1,179 @@
+"""Diagnose out-of-memory exceptions where they are raised.
+
+``oomlens.install()`` adds oomlens to ``sys.excepthook``, ``threading.excepthook``
+and, in IPython or Jupyter, the shell's custom exception handler. An uncaught
+exception that is an OOM (JAX's and jaxlib's ``XlaRuntimeError`` /
+``JaxRuntimeError`` with RESOURCE_EXHAUSTED, ``torch.OutOfMemoryError`` and
+``torch.cuda.OutOfMemoryError``, TensorFlow's ``ResourceExhaustedError``,
+``MemoryError``, or any exception whose text oomlens recognises, its
+``__cause__`` and ``__context__`` included) is diagnosed after its traceback is
+printed. Classes are matched by module and name: jax, torch and tensorflow are
+never imported here. The hook that was there before still runs first, the
+exception is never swallowed, the exit status is unchanged, and if oomlens itself
+fails the traceback has been printed already and one line says why.
+
+``with oomlens.watch(): ...`` diagnoses an OOM raised inside the block and lets it
+propagate. With ``install(capture_stderr=True)`` the last few MiB written to file
+descriptor 2 (where runtimes print allocation dumps and compile reports before they
+raise) join the diagnosis.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+from typing import Iterator, List, Optional, Tuple
+
+from . import _core
+from .report import Report
+
+# (module prefix, class name) of the exceptions that are OOMs whatever their text,
+# and of those that are OOMs when their text says RESOURCE_EXHAUSTED.
+_OOM_CLASSES = [("torch", "OutOfMemoryError"), ("tensorflow", "ResourceExhaustedError"),
+                ("builtins", "MemoryError")]
+_RESOURCE_EXHAUSTED_CLASSES = [("jax", "JaxRuntimeError"), ("jax", "XlaRuntimeError"),
+                               ("jaxlib", "JaxRuntimeError"), ("jaxlib", "XlaRuntimeError")]
+
+_state = {"installed": False, "previous": None, "previous_thread": None, "ipython": None, "capture": None}
+last_report: Optional[Report] = None  # the last diagnosis the hook made
+
+
+def _is_class(exc: BaseException, classes: List[Tuple[str, str]]) -> bool:
+    for cls in type(exc).__mro__:
+        module = getattr(cls, "__module__", "") or ""
+        for prefix, name in classes:
+            if cls.__name__ == name and (module == prefix or module.startswith(prefix + ".")):
+                return True
+    return False
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """exc, then its __cause__ and __context__ chain, each once."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__ or exc.__context__
+
+
+def is_oom(exc: BaseException) -> bool:
+    """Whether exc (or an exception it chains) is an OOM by its class alone."""
+    for e in _chain(exc):
+        if _is_class(e, _OOM_CLASSES):
+            return True
+        if _is_class(e, _RESOURCE_EXHAUSTED_CLASSES) and "RESOURCE_EXHAUSTED" in str(e):
+            return True
+    return False
+
+
+def diagnose_exception(exc: BaseException) -> Optional[Report]:
+    """The diagnosis of an exception and what it chains (with the stderr kept by
+    install(capture_stderr=True)), or None when it is no OOM oomlens can read."""
+    texts = [f"{type(e).__module__}.{type(e).__name__}: {e}" for e in _chain(exc)]
+    captured = _state["capture"].text() if _state["capture"] else ""
+    text = (captured + "\n" if captured else "") + "\n".join(reversed(texts))  # the root cause first
+    report = Report(_core.diagnose(text, name="<exception>", chip=""))
+    if report.incidents or is_oom(exc):
+        return report
+    return None
+
+
+def _explain(exc: BaseException, show) -> None:
+    """Diagnoses exc once and shows the report; never raises."""
+    global last_report
+    if exc is None or getattr(exc, "__oomlens_diagnosed__", False):
+        return
+    try:
+        report = diagnose_exception(exc)
+        with contextlib.suppress(Exception):
+            exc.__oomlens_diagnosed__ = True
+        if report is None:
+            return
+        last_report = report
+        show(report)
+    except Exception as failure:  # oomlens must never hide the original error
+        with contextlib.suppress(Exception):
+            print(f"oomlens: could not diagnose this exception: {failure!r}", file=sys.stderr)
+
+
+def _show_text(report: Report) -> None:
+    sys.stderr.write("\noomlens: " + (str(report) if report.incidents else
+                     "this out-of-memory error names no figures oomlens can read; run `oomlens` on the job's log\n"))
+    sys.stderr.flush()
+
+
+def _excepthook(exc_type, exc, tb) -> None:
+    previous = _state["previous"] or sys.__excepthook__
+    try:
+        previous(exc_type, exc, tb)  # the traceback first, as it was
+    finally:
+        _explain(exc, _show_text)
+
+
+def _thread_excepthook(args) -> None:
+    previous = _state["previous_thread"] or threading.__excepthook__
+    try:
+        previous(args)
+    finally:
+        _explain(args.exc_value, _show_text)
+
+
+def _ipython_handler(shell, etype, evalue, tb, tb_offset=None):
+    shell.showtraceback((etype, evalue, tb), tb_offset=tb_offset)
+
+    def show(report: Report) -> None:
+        from IPython.display import display  # IPython is running: it is importable
+        display({"text/plain": "oomlens: " + str(report), "text/html": report.to_html()}, raw=True)
+
+    _explain(evalue, show)
+
+
+def install(*, capture_stderr: bool = False, capture_bytes: int = 4 << 20) -> None:
+    """Diagnoses uncaught OOM exceptions after their traceback (see the module's doc).
+    Installing twice changes nothing; uninstall() restores the hooks that were there."""
+    if _state["installed"]:
+        return
+    _state["previous"] = sys.excepthook
+    _state["previous_thread"] = threading.excepthook
+    sys.excepthook = _excepthook
+    threading.excepthook = _thread_excepthook
+    shell = _ipython_shell()
+    if shell is not None:
+        shell.set_custom_exc((BaseException,), _ipython_handler)
+        _state["ipython"] = shell
+    if capture_stderr:
+        from .capture import StderrTail
+        _state["capture"] = StderrTail(capture_bytes)
+    _state["installed"] = True
+
+
+def uninstall() -> None:
+    if not _state["installed"]:
+        return
+    sys.excepthook = _state["previous"] or sys.__excepthook__
+    threading.excepthook = _state["previous_thread"] or threading.__excepthook__
+    if _state["ipython"] is not None:
+        _state["ipython"].set_custom_exc((), None)
+    if _state["capture"] is not None:
+        _state["capture"].close()
+    _state.update(installed=False, previous=None, previous_thread=None, ipython=None, capture=None)
+
+
+def _ipython_shell():
+    if "IPython" not in sys.modules:
+        return None
+    try:
+        return sys.modules["IPython"].get_ipython()
+    except Exception:
+        return None
+
+
+@contextlib.contextmanager
+def watch():
+    """Diagnoses an OOM raised inside the block (printed to stderr), then lets it propagate."""
+    try:
+        yield
+    except BaseException as exc:
+        _explain(exc, _show_text)
+        raise

@@ -1,0 +1,185 @@
+"""Reports as typed Python objects, mirroring the JSON report (schema version 1).
+
+Every object keeps the JSON it was read from (``.json``); attributes are the
+schema's keys. ``Report`` renders itself: ``str()`` is the text report,
+``_repr_html_()`` the HTML report (a notebook shows it), ``to_json()`` the JSON the
+CLI writes, byte for byte.
+"""
+from __future__ import annotations
+
+import json as _json
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+from . import _core
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where something was read: an input and its 1-based line."""
+    input: str
+    line: int
+    who: str = ""
+
+    @classmethod
+    def from_json(cls, j: Dict[str, Any]) -> "Location":
+        return cls(j.get("input", ""), j.get("line", 0), j.get("who", ""))
+
+    def __str__(self) -> str:
+        return f"{self.input}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """A cause another rule concluded, less sure than the best one."""
+    cause: str
+    confidence: float
+    rule: str
+    evidence: List[str]
+
+
+@dataclass(frozen=True)
+class Incident:
+    """One failure, however many replicas, hosts or retries printed it."""
+    kind: str
+    code: str
+    title: str
+    occurrences: int
+    first: Location
+    cause: str
+    confidence: float
+    summary: str
+    evidence: List[str]
+    advice: List[str]
+    docs: List[str]
+    rule: str
+    facts: Dict[str, Any]
+    printed: Dict[str, str]
+    derived: Dict[str, Any]
+    replicas: List[int]
+    partitions: List[int]
+    ranks: List[int]
+    hosts: List[str]
+    devices: List[str]
+    allocations: List[Dict[str, Any]]
+    allocation_groups: List[Dict[str, Any]]
+    series: Optional[Dict[str, Any]]
+    history: Dict[str, Any]
+    alternatives: List[Alternative]
+    outliers: List[Dict[str, Any]]
+    consequence_of: Optional[int]
+    relation: str
+    excerpt: List[str]
+    json: Dict[str, Any] = field(repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, j: Dict[str, Any]) -> "Incident":
+        return cls(
+            kind=j["kind"], code=j["code"], title=j["title"], occurrences=j["occurrences"],
+            first=Location.from_json(j["first"]), cause=j["cause"], confidence=j["confidence"],
+            summary=j["summary"], evidence=list(j["evidence"]), advice=list(j["advice"]), docs=list(j["docs"]),
+            rule=j["rule"], facts=dict(j["facts"]), printed=dict(j["printed"]), derived=dict(j["derived"]),
+            replicas=list(j["replicas"]), partitions=list(j["partitions"]), ranks=list(j["ranks"]),
+            hosts=list(j["hosts"]), devices=list(j["devices"]), allocations=list(j["allocations"]),
+            allocation_groups=list(j["allocation_groups"]), series=j.get("series"), history=dict(j["history"]),
+            alternatives=[Alternative(a["cause"], a["confidence"], a["rule"], list(a["evidence"]))
+                          for a in j["alternatives"]],
+            outliers=list(j["outliers"]), consequence_of=j.get("consequence_of"), relation=j.get("relation", ""),
+            excerpt=list(j["excerpt"]), json=j)
+
+    def fact(self, name: str, default: Any = None) -> Any:
+        """A fact read from the log, else one oomlens derived, else default."""
+        return self.facts.get(name, self.derived.get(name, default))
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input as read."""
+    name: str
+    lines: int
+    bytes: int
+    ok: bool
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something skipped or unreadable, with where and what to do."""
+    severity: str
+    where: str
+    message: str
+    help: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}" + (f" (help: {self.help})" if self.help else "")
+
+
+class Report:
+    """What oomlens found in one or more logs."""
+
+    def __init__(self, core: "_core.Report", read_all: bool = True):
+        self._core = core
+        self.json: Dict[str, Any] = _json.loads(core.json())
+        self.schema_version: int = self.json["schema_version"]
+        self.oomlens_version: str = self.json["oomlens_version"]
+        self.inputs = [Input(i["name"], i["lines"], i["bytes"], i["ok"]) for i in self.json["inputs"]]
+        self.incidents = [Incident.from_json(i) for i in self.json["incidents"]]
+        self.problems = [Problem(p["severity"], p["where"], p["message"], p.get("help", ""))
+                         for p in self.json["problems"]]
+        self.read_all = read_all and all(i.ok for i in self.inputs)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Report":
+        """A report written with --format json (or to_json()), read back."""
+        return cls(_core.read_report(text))
+
+    def __bool__(self) -> bool:  # a report is truthy when it found an OOM
+        return bool(self.incidents)
+
+    def __len__(self) -> int:
+        return len(self.incidents)
+
+    def __iter__(self):
+        return iter(self.incidents)
+
+    def __str__(self) -> str:
+        return self._core.text(False)
+
+    def __repr__(self) -> str:
+        causes = ", ".join(f"{i.kind}:{i.cause}" for i in self.incidents[:3])
+        more = ", ..." if len(self.incidents) > 3 else ""
+        return f"<oomlens.Report: {len(self.incidents)} incident(s) [{causes}{more}]>"
+
+    def to_json(self) -> str:
+        """The JSON report, exactly as `oomlens --format json` writes it."""
+        return self._core.json()
+
+    def to_text(self, color: bool = False) -> str:
+        return self._core.text(color)
+
+    def to_html(self) -> str:
+        return self._core.render("html")
+
+    def to_markdown(self) -> str:
+        return self._core.render("markdown")
+
+    def render(self, format: str) -> str:
+        """The report in any format of --format: text, json, markdown, html, sarif, github ..."""
+        return self._core.render(format)
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+
+class Diff:
+    """Two runs compared: incidents that appeared or vanished, numbers that moved."""
+
+    def __init__(self, rendered: Dict[str, str]):
+        self._text = rendered["text"]
+        self._json = rendered["json"]
+        self.json: Dict[str, Any] = _json.loads(self._json)
+
+    def __str__(self) -> str:
+        return self._text
+
+    def to_json(self) -> str:
+        return self._json

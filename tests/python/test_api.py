@@ -1,0 +1,105 @@
+"""The Python API gives what the CLI gives, from the same library."""
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import oomlens
+from conftest import BIN, ROOT, SEED, TORCH_OOM, bundled_logs, cli
+
+
+def test_diagnose_gives_typed_objects():
+    report = oomlens.diagnose(SEED)
+    assert len(report) == 1 and bool(report)
+    incident = report.incidents[0]
+    assert (incident.kind, incident.code, incident.cause) == ("tpu_program_load", "E0101", "oversize")
+    assert incident.facts["program"] == "jit_embedding_pipeline_step_fn"
+    assert incident.fact("requested_bytes") == round(29.49 * 2**30)
+    assert incident.printed["requested_bytes"] == "29.49G"
+    assert incident.first.line == 1 and incident.first.input == "<paste>"
+    assert incident.advice and incident.evidence
+    assert "oversize" in repr(report)
+
+
+def test_diagnose_reads_a_pytorch_message_and_bytes():
+    report = oomlens.diagnose(("torch.cuda.OutOfMemoryError: " + TORCH_OOM).encode())
+    assert [i.kind for i in report] == ["pytorch_cuda"]
+    assert report.incidents[0].fact("requested_bytes") == 20 * 2**20
+
+
+def test_no_oom_is_an_empty_report():
+    report = oomlens.diagnose("ValueError: shapes (3,) and (4,) not aligned")
+    assert not report and report.incidents == [] and report.read_all
+
+
+@pytest.mark.parametrize("log", bundled_logs(), ids=lambda p: os.path.relpath(p, ROOT))
+def test_scan_equals_the_cli_json_on_every_bundled_log(log):
+    code, out, _ = cli("--format", "json", log)
+    report = oomlens.scan(log, jobs=1)
+    assert report.to_json() == out
+    assert bool(report) == (code == 1)
+
+
+def test_several_files_equal_the_cli_whatever_the_jobs():
+    logs = bundled_logs()[:12]
+    _, out, _ = cli("--format", "json", *logs)
+    assert oomlens.scan(logs, jobs=1).to_json() == out
+    assert oomlens.scan(logs, jobs=3).to_json() == out
+
+
+def test_renderings_equal_the_cli():
+    log = os.path.join(ROOT, "testdata/examples/multihost_e0101.log")
+    report = oomlens.scan(log)
+    assert str(report) == cli("--color", "never", log)[1]
+    assert report.to_markdown() == cli("--format", "markdown", log)[1]
+    html = report._repr_html_()
+    assert html == cli("--format", "html", log)[1] and "<svg" in html
+
+
+def test_file_objects_and_directories():
+    with open(os.path.join(ROOT, "testdata/examples/multihost_e0101.log"), "rb") as f:
+        data = f.read()
+    from_object = oomlens.scan(io.BytesIO(data))
+    assert [i.cause for i in from_object] == [i.cause for i in oomlens.diagnose(data)]
+    folder = oomlens.scan(os.path.join(ROOT, "testdata/logs/gpu"))
+    assert len(folder.inputs) == len(os.listdir(os.path.join(ROOT, "testdata/logs/gpu")))
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        oomlens.scan("does/not/exist.log")
+
+
+def test_unreadable_input_is_a_problem_not_an_exception(tmp_path):
+    bad = tmp_path / "cut.log.gz"
+    bad.write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 12)
+    report = oomlens.scan(str(bad))
+    assert not report.read_all
+    assert any("cut.log.gz" in p.where for p in report.problems)
+
+
+def test_merge_and_diff_equal_the_cli(tmp_path):
+    a, b = bundled_logs()[0], bundled_logs()[1]
+    ra, rb = oomlens.scan(a), oomlens.scan(b)
+    (tmp_path / "a.json").write_text(ra.to_json())
+    (tmp_path / "b.json").write_text(rb.to_json())
+    _, merged, _ = cli("merge", "--format", "json", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
+    assert oomlens.merge([ra, rb.to_json()]).to_json() == merged
+    assert oomlens.Report.from_json(ra.to_json()).to_json() == oomlens.merge([ra]).to_json()
+    _, diffed, _ = cli("diff", "--format", "json", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
+    assert json.loads(oomlens.diff(ra, rb).to_json())["incidents"] == json.loads(diffed)["incidents"]
+
+
+def test_a_report_that_is_not_one_is_a_value_error():
+    with pytest.raises(ValueError, match="not an oomlens report"):
+        oomlens.Report.from_json('{"schema_version": 2}')
+
+
+def test_python_m_oomlens_is_the_cli():
+    log = os.path.join(ROOT, "testdata/examples/multihost_e0101.log")
+    for args in (["--format", "json", log], ["--version"], ["explain", "E0101"], ["--fail-on", "nope", log]):
+        done = subprocess.run([sys.executable, "-m", "oomlens", *args], capture_output=True, text=True, cwd=ROOT)
+        code, out, err = cli(*args)
+        assert (done.returncode, done.stdout) == (code, out), args
+    piped = subprocess.run([sys.executable, "-m", "oomlens"], input=SEED, capture_output=True, text=True)
+    assert piped.returncode == 1 and "oversize" in piped.stdout
