@@ -8,6 +8,8 @@
 #                     corpus log, then each libFuzzer target for FUZZ_SECONDS (default 30)
 #   ./build.sh browser  end-to-end tests of `oomlens serve` in headless Chromium
 #   ./build.sh sarif    every SARIF oomlens writes through Microsoft's SARIF validator
+#   ./build.sh python   the Python package: a wheel in dist/ (offline: Debian's
+#                     setuptools, wheel and pybind11), installed in a fresh venv and run
 #   ./build.sh package  the .deb (CPack): a --prefix install checked, the package
 #                     installed with apt-get and run on the example, then removed;
 #                     and the -DOOMLENS_STATIC=ON binary built and run
@@ -17,7 +19,10 @@ cd "$(dirname "$0")"
 
 BUILD_DIR=${BUILD_DIR:-build}
 BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
-PACKAGES=(g++ make cmake pkg-config python3 libre2-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev zlib1g-dev libzstd-dev libcpp-httplib-dev)
+PACKAGES=(g++ make cmake pkg-config python3 libre2-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev zlib1g-dev libzstd-dev libcpp-httplib-dev
+          python3-dev pybind11-dev python3-pybind11)
+# What the Python tests use: pytest, and the real PyTorch (CPU) and IPython the hook is tested with.
+TEST_PACKAGES=(python3-pytest python3-torch python3-ipython)
 
 say() { printf 'build.sh: %s\n' "$*" >&2; }
 
@@ -167,6 +172,26 @@ package() {
   say "static binary $static_dir/oomlens ($(du -h "$static_dir/oomlens" | cut -f1)) diagnosed the example"
 }
 
+# The wheel, built offline from Debian's packages (no registry of Python packages is
+# reachable: --no-build-isolation), then installed in a fresh venv that sees Debian's
+# packages and run on the example.
+python_package() {
+  install_deps
+  install_packages python3-setuptools python3-wheel python3-pip python3-venv
+  rm -rf dist build-python
+  /usr/bin/python3 -m pip wheel --no-build-isolation --no-deps -w dist . >/dev/null
+  local wheel venv
+  wheel=$(ls dist/oomlens-*.whl)
+  venv=$(mktemp -d /tmp/oomlens-venv.XXXXXX)
+  /usr/bin/python3 -m venv --system-site-packages "$venv"
+  "$venv/bin/pip" install --no-index --no-deps "$wheel" >/dev/null
+  (cd "$venv" && "$venv/bin/python" -m oomlens "$OLDPWD/testdata/examples/multihost_e0101.log" >/dev/null) || [ $? -eq 1 ]
+  (cd "$venv" && "$venv/bin/python" -c "import oomlens, sys; r = oomlens.scan(sys.argv[1]); assert r.incidents, r" \
+    "$OLDPWD/testdata/examples/multihost_e0101.log")
+  rm -rf "$venv"
+  say "$wheel built, installed in a fresh venv and run on the example"
+}
+
 case "${1:-}" in
   deps) install_deps ;;
   build) build ;;
@@ -177,6 +202,7 @@ case "${1:-}" in
     "$BUILD_DIR/oomlens" testdata/examples/multihost_e0101.log || [ $? -eq 1 ]
     ;;
   test)
+    install_packages "${TEST_PACKAGES[@]}"
     build
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)"
     if [ -x "$BUILD_DIR/micro_bench" ]; then  # the micro-benchmarks still run (figures: docs/performance.md)
@@ -188,8 +214,9 @@ case "${1:-}" in
   browser) browser ;;
   sarif) sarif ;;
   package) package ;;
+  python) python_package ;;
   *)
-    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

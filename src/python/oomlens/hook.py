@@ -97,9 +97,14 @@ def _explain(exc: BaseException, show) -> None:
             print(f"oomlens: could not diagnose this exception: {failure!r}", file=sys.stderr)
 
 
+def _as_text(report: Report) -> str:
+    if report.incidents:
+        return str(report)  # "oomlens: 1 OOM incident in ..."
+    return "oomlens: this out-of-memory error names no figures oomlens can read; run `oomlens` on the job's log\n"
+
+
 def _show_text(report: Report) -> None:
-    sys.stderr.write("\noomlens: " + (str(report) if report.incidents else
-                     "this out-of-memory error names no figures oomlens can read; run `oomlens` on the job's log\n"))
+    sys.stderr.write("\n" + _as_text(report))
     sys.stderr.flush()
 
 
@@ -124,7 +129,7 @@ def _ipython_handler(shell, etype, evalue, tb, tb_offset=None):
 
     def show(report: Report) -> None:
         from IPython.display import display  # IPython is running: it is importable
-        display({"text/plain": "oomlens: " + str(report), "text/html": report.to_html()}, raw=True)
+        display({"text/plain": _as_text(report), "text/html": report.to_html()}, raw=True)
 
     _explain(evalue, show)
 

@@ -1,0 +1,128 @@
+"""oomlens.install(): OOM exceptions diagnosed after their traceback, in a real
+interpreter (a subprocess each), with the real PyTorch and IPython from Debian and a
+stand-in for jaxlib's class (JAX is not packaged in Debian)."""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import SEED, TORCH_OOM, run_python
+
+RAISE_TORCH = f"import torch\nraise torch.cuda.OutOfMemoryError({TORCH_OOM!r})\n"
+# jaxlib's class, by module and name: what the hook matches (it never imports jax).
+JAX_STAND_IN = textwrap.dedent("""
+    XlaRuntimeError = type("XlaRuntimeError", (RuntimeError,), {"__module__": "jaxlib.xla_extension"})
+""")
+
+
+def traceback_then_diagnosis(err, exc_name):
+    at_traceback = err.find("Traceback (most recent call last)")
+    at_exception = err.find(exc_name)
+    at_diagnosis = err.find("oomlens: ")
+    return 0 <= at_traceback < at_exception < at_diagnosis
+
+
+def test_a_torch_cuda_oom_keeps_its_traceback_and_exit_status():
+    plain = run_python("pass\npass\n" + RAISE_TORCH)  # the raise on the same line as below
+    hooked = run_python("import oomlens\noomlens.install()\n" + RAISE_TORCH)
+    assert hooked[0] == plain[0] == 1
+    assert plain[2] in hooked[2], "the traceback is printed as it was"
+    assert traceback_then_diagnosis(hooked[2], "torch.cuda.OutOfMemoryError")
+    assert "PyTorch GPU out of memory" in hooked[2] and "requested 20.00M" in hooked[2]
+
+
+def test_a_jax_resource_exhausted_error_by_module_and_name():
+    code = "import oomlens\noomlens.install()\n" + JAX_STAND_IN + f"raise XlaRuntimeError({SEED!r})\n"
+    rc, _, err = run_python(code)
+    assert rc == 1 and "jax" not in sys.modules
+    assert traceback_then_diagnosis(err, "XlaRuntimeError")
+    assert "E0101" in err and "oversize" in err
+
+
+def test_chained_exceptions_are_read():
+    code = "import oomlens\noomlens.install()\n" + JAX_STAND_IN + textwrap.dedent(f"""
+        try:
+            raise XlaRuntimeError({SEED!r})
+        except Exception as e:
+            raise RuntimeError("training step failed") from e
+    """)
+    rc, _, err = run_python(code)
+    assert rc == 1 and "RuntimeError: training step failed" in err and "oversize" in err
+
+
+def test_other_exceptions_pass_untouched_and_the_previous_hook_runs_first():
+    code = textwrap.dedent("""
+        import sys
+        def previous(t, e, tb):
+            sys.stderr.write("previous hook saw " + t.__name__ + "\\n")
+        sys.excepthook = previous
+        import oomlens
+        oomlens.install()
+        raise ValueError("not an OOM")
+    """)
+    rc, _, err = run_python(code)
+    assert rc == 1 and err == "previous hook saw ValueError\n"
+
+
+def test_a_failing_oomlens_never_hides_the_traceback():
+    code = "import oomlens, oomlens.hook\noomlens.install()\n" \
+           "def broken(*a, **k): raise OSError('no rules')\noomlens.hook._core.diagnose = broken\n" + RAISE_TORCH
+    rc, _, err = run_python(code)
+    assert rc == 1 and "torch.cuda.OutOfMemoryError" in err
+    assert "oomlens: could not diagnose this exception: OSError('no rules')" in err
+
+
+def test_threads_and_memory_errors():
+    code = textwrap.dedent("""
+        import threading, oomlens
+        oomlens.install()
+        def work():
+            raise MemoryError()
+        t = threading.Thread(target=work)
+        t.start(); t.join()
+        print("main thread goes on")
+    """)
+    rc, out, err = run_python(code)
+    assert rc == 0 and out == "main thread goes on\n"
+    assert "MemoryError" in err and "oomlens: this out-of-memory error names no figures" in err
+
+
+def test_watch_diagnoses_and_reraises():
+    code = "import oomlens, torch\ntry:\n    with oomlens.watch():\n        raise torch.cuda.OutOfMemoryError(" \
+           + repr(TORCH_OOM) + ")\nexcept RuntimeError:\n    print('still raised')\n"
+    rc, out, err = run_python(code)
+    assert rc == 0 and out == "still raised\n" and "PyTorch GPU out of memory" in err
+
+
+def test_captured_stderr_joins_the_diagnosis():
+    code = textwrap.dedent(f"""
+        import os, oomlens
+        oomlens.install(capture_stderr=True)
+        os.write(2, ({SEED!r} + "\\n").encode())  # what a runtime prints from C++ before raising
+        raise MemoryError()
+    """)
+    rc, _, err = run_python(code)
+    assert rc == 1
+    assert err.index("Attempting to reserve 29.49G") < err.index("Traceback"), "passed on to the real stderr"
+    assert traceback_then_diagnosis(err, "MemoryError") and "E0101" in err.split("oomlens: ", 1)[1]
+
+
+def test_ipython_shows_the_html_report_inline():
+    pytest.importorskip("IPython")
+    code = textwrap.dedent("""
+        from IPython.core.interactiveshell import InteractiveShell
+        from IPython.utils.capture import capture_output
+        shell = InteractiveShell.instance()
+        import oomlens
+        oomlens.install()
+        with capture_output() as captured:
+            shell.run_cell(%r)
+        assert "OutOfMemoryError" in captured.stdout + captured.stderr, "the traceback is shown"
+        bundles = [o.data for o in captured.outputs]
+        assert any("text/html" in b and "PyTorch GPU out of memory" in b["text/html"] for b in bundles), bundles
+        print("html shown inline")
+    """ % RAISE_TORCH)
+    rc, out, err = run_python(code)
+    assert rc == 0, err
+    assert "html shown inline" in out
