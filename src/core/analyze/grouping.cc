@@ -104,8 +104,8 @@ void FoldedEvents::Report(std::vector<Problem>* problems) const {
     problems->push_back(Problem{
         Problem::Severity::kWarning, first_listing.input + ":" + std::to_string(first_listing.line),
         std::to_string(entries) + " allocation entries of " + std::to_string(listings) +
-            (listings == 1 ? " listing" : " listings") + " were read but not kept: a report keeps " + std::to_string(kMaxAllocationsPerReport) +
-            " entries in all, the largest of each listing",
+            (listings == 1 ? " listing" : " listings") + " were read but not kept: a report keeps " +
+            std::to_string(kMaxAllocationsPerReport) + " entries in all, the largest of each listing",
         "totals, groups and the largest entries count every entry read (allocation_count says how many)"});
   }
   if (events == 0) return;
@@ -144,7 +144,7 @@ void IncidentGrouper::Add(Event&& event) {
     AddIdentity(event, &incident);
     index_[key] = incidents_.size();
     incidents_.push_back(std::move(incident));
-    entries_kept_ = KeepListingsWithinCap(entries_kept_, incidents_.end() - 1, incidents_.end(), &folded_);
+    entries_kept_ = KeepListingWithinCap(entries_kept_, &incidents_.back(), &folded_);
     return;
   }
   Incident& incident = incidents_[it->second];
@@ -152,21 +152,16 @@ void IncidentGrouper::Add(Event&& event) {
   AddIdentity(event, &incident);
   if (!HasListing(incident) && !event.allocations.empty()) {
     incident.allocations = std::move(event.allocations);
-    entries_kept_ = KeepListingsWithinCap(entries_kept_, incidents_.begin() + static_cast<long>(it->second),
-                                          incidents_.begin() + static_cast<long>(it->second) + 1, &folded_);
+    entries_kept_ = KeepListingWithinCap(entries_kept_, &incident, &folded_);
   }
   Merge(event.facts, event.where, Who(event), &incident);
 }
 
-size_t KeepListingsWithinCap(size_t kept, std::vector<Incident>::iterator begin, std::vector<Incident>::iterator end,
-                             FoldedEvents* folded) {
-  for (auto it = begin; it != end; ++it) {
-    size_t room = kept < kMaxAllocationsPerReport ? kMaxAllocationsPerReport - kept : 0;
-    size_t dropped = KeepLargestEntries(room, &*it);
-    if (dropped > 0) folded->AddEntries(dropped, it->first);
-    kept += it->allocations.size();
-  }
-  return kept;
+size_t KeepListingWithinCap(size_t kept, Incident* incident, FoldedEvents* folded) {
+  size_t room = kept < kMaxAllocationsPerReport ? kMaxAllocationsPerReport - kept : 0;
+  size_t dropped = KeepLargestEntries(room, incident);
+  if (dropped > 0) folded->AddEntries(dropped, incident->first);
+  return kept + incident->allocations.size();
 }
 
 void MergeIncident(Incident&& from, Incident* into) {

@@ -36,11 +36,10 @@ struct FoldedEvents {
   void Report(std::vector<Problem>* problems) const;
 };
 
-/// Keeps the incidents' listings within kMaxAllocationsPerReport entries in all,
-/// taking from each in turn what room is left after `kept` entries; counts the
-/// entries dropped in folded. Returns the entries kept, `kept` included.
-size_t KeepListingsWithinCap(size_t kept, std::vector<Incident>::iterator begin, std::vector<Incident>::iterator end,
-                             FoldedEvents* folded);
+/// Keeps an incident's listing within what kMaxAllocationsPerReport leaves after
+/// `kept` entries of earlier listings; counts the entries dropped in folded.
+/// Returns `kept` plus the entries this listing keeps.
+size_t KeepListingWithinCap(size_t kept, Incident* incident, FoldedEvents* folded);
 
 class IncidentGrouper {
  public:

@@ -78,7 +78,8 @@ void ReportMerger::Add(Report&& part) {
 
 Report ReportMerger::Finish() {
   Report merged = std::move(state_->merged);
-  KeepListingsWithinCap(0, merged.incidents.begin(), merged.incidents.end(), &state_->folded);
+  size_t kept = 0;
+  for (Incident& incident : merged.incidents) kept = KeepListingWithinCap(kept, &incident, &state_->folded);
   state_->folded.Report(&merged.problems);
   FinishIncidents(RuleDataOf(rules_), chip_, &merged.incidents);
   return merged;
