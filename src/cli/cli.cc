@@ -1,5 +1,11 @@
 #include "cli/cli.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
 #include <map>
 #include <vector>
 
@@ -131,6 +137,25 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   if (literals->parsed()) return RunRulesLiterals(o, out, err);
   if (completions->parsed()) return RunCompletions(o, shell, out, err);
   return RunScan(o, out, err, console);
+}
+
+int RunCliOnStdio(int argc, const char* const* argv, const std::atomic<bool>* interrupted) {
+  Console console;
+  console.stdin_is_terminal = ::isatty(STDIN_FILENO) == 1;
+  console.stdout_is_terminal = ::isatty(STDOUT_FILENO) == 1;
+  console.getenv = [](const char* name) -> const char* { return std::getenv(name); };
+  console.interrupted = interrupted;
+  errno = 0;
+  int code = RunCli(argc, argv, std::cout, std::cerr, console);
+  std::cout.flush();
+  if (code != kExitBrokenPipe && !std::cout) code = kExitBrokenPipe;
+  int error = errno;
+  if (code == kExitBrokenPipe && error != 0 && error != EPIPE) {  // a full disk is no closed pipe
+    std::cerr << "oomlens: error: writing the report failed: " << std::strerror(error)
+              << " (help: free space where stdout goes, or write elsewhere)\n";
+    return kExitError;
+  }
+  return code;
 }
 
 }  // namespace oomlens

@@ -32,6 +32,12 @@ struct Console {
 int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
            const Console& console);
 
+/// RunCli on this process's stdin, stdout and stderr (the terminal and environment
+/// as they are): flushes stdout and turns a failed write into its exit code, 141
+/// for a closed pipe, 2 with the reason for anything else (a full disk). Signals are
+/// the caller's: interrupted is set by its SIGINT handler.
+int RunCliOnStdio(int argc, const char* const* argv, const std::atomic<bool>* interrupted);
+
 }  // namespace oomlens
 
 #endif  // OOMLENS_CLI_CLI_H_

@@ -1,10 +1,6 @@
 #include <signal.h>
-#include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
-#include <cstring>
-#include <cstdlib>
 #include <iostream>
 
 #include "cli/cli.h"
@@ -23,20 +19,5 @@ int main(int argc, char** argv) {
   struct sigaction action {};
   action.sa_handler = OnInterrupt;
   ::sigaction(SIGINT, &action, nullptr);
-  oomlens::Console console;
-  console.stdin_is_terminal = ::isatty(STDIN_FILENO) == 1;
-  console.stdout_is_terminal = ::isatty(STDOUT_FILENO) == 1;
-  console.getenv = [](const char* name) -> const char* { return std::getenv(name); };
-  console.interrupted = &g_interrupted;
-  errno = 0;
-  int code = oomlens::RunCli(argc, argv, std::cout, std::cerr, console);
-  std::cout.flush();
-  if (code != oomlens::kExitBrokenPipe && !std::cout) code = oomlens::kExitBrokenPipe;
-  int error = errno;
-  if (code == oomlens::kExitBrokenPipe && error != 0 && error != EPIPE) {  // a full disk is no closed pipe
-    std::cerr << "oomlens: error: writing the report failed: " << std::strerror(error)
-              << " (help: free space where stdout goes, or write elsewhere)\n";
-    return oomlens::kExitError;
-  }
-  return code;
+  return oomlens::RunCliOnStdio(argc, argv, &g_interrupted);
 }

@@ -5,10 +5,9 @@
 #include <pybind11/stl.h>
 
 #include <signal.h>
-#include <unistd.h>
+#include <unistd.h>  // STDIN_FILENO
 
 #include <atomic>
-#include <iostream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -133,25 +132,19 @@ std::atomic<bool> g_interrupted{false};
 void OnInterrupt(int) { g_interrupted.store(true); }
 
 // The command line, as the oomlens binary runs it: `python -m oomlens ...`.
+// Ctrl-C stops the scan as in the binary while it runs; Python's handler comes back after.
 int Main(const std::vector<std::string>& args) {
   std::vector<const char*> argv = {"oomlens"};
   for (const auto& a : args) argv.push_back(a.c_str());
-  Console console;
-  console.stdin_is_terminal = ::isatty(STDIN_FILENO) == 1;
-  console.stdout_is_terminal = ::isatty(STDOUT_FILENO) == 1;
-  console.getenv = [](const char* name) -> const char* { return std::getenv(name); };
-  console.interrupted = &g_interrupted;
   struct sigaction ours {}, python {};
   ours.sa_handler = OnInterrupt;
-  ::sigaction(SIGINT, &ours, &python);  // Ctrl-C stops the scan as in the binary
+  ::sigaction(SIGINT, &ours, &python);
   int code;
   {
     py::gil_scoped_release unlocked;
-    code = RunCli(static_cast<int>(argv.size()), argv.data(), std::cout, std::cerr, console);
-    std::cout.flush();
+    code = RunCliOnStdio(static_cast<int>(argv.size()), argv.data(), &g_interrupted);
   }
   ::sigaction(SIGINT, &python, nullptr);
-  if (code != kExitBrokenPipe && !std::cout) code = kExitBrokenPipe;
   return code;
 }
 
