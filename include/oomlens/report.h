@@ -87,6 +87,9 @@ struct Outlier {
   Location where;
   std::string who;  ///< e.g. "partition 7" (may be empty)
   std::vector<std::string> differences;  ///< e.g. "free_bytes 1.20G (first: 147.64M)"
+  /// The differing facts as read, so that a merge can compare them with another
+  /// report's first occurrence (merging in any grouping gives the same outliers).
+  Facts values;
 };
 
 /// The same failure printed by many replicas/partitions/hosts, or repeated.

@@ -392,8 +392,8 @@ TEST_F(CiTest, ParallelReadingGivesTheSameReport) {
   EXPECT_EQ(parallel.code, serial.code);
 }
 
-// Each file is one job's log: -j 1, -j N and `merge` of the per-file reports give
-// the same bytes, on every bundled log folder and on random sets of bundled logs
+// Each file is one job's log: -j 1, -j N, `merge` of the per-file reports and
+// `merge` of merged shards give the same bytes, on every bundled log folder and on random sets of bundled logs
 // (a series or a consequence never reaches from one file into another).
 TEST_F(CiTest, AnyJobsAndMergeOfPerFileReportsGiveTheSameBytes) {
   ASSERT_EQ(::chdir(OOMLENS_SOURCE_DIR), 0);  // inputs are named by their path in the tree
@@ -440,6 +440,15 @@ TEST_F(CiTest, AnyJobsAndMergeOfPerFileReportsGiveTheSameBytes) {
     Result merged = Run(merge);
     EXPECT_EQ(merged.out, serial.out) << what;
     EXPECT_EQ(merged.code, serial.code) << what;
+    // Shards of three merged, then the shards' reports merged (a Slurm array, a
+    // fleet's tree reduction): outliers are compared again with the merged first.
+    std::vector<std::string> shards = {"--format", "json", "-q", "merge"};
+    for (size_t k = 4; k < merge.size(); k += 3) {
+      std::vector<std::string> shard = {"--format", "json", "-q", "merge"};
+      shard.insert(shard.end(), merge.begin() + k, merge.begin() + std::min(k + 3, merge.size()));
+      shards.push_back(Write("shard-" + std::to_string(shards.size()) + ".json", Run(shard).out));
+    }
+    EXPECT_EQ(Run(shards).out, serial.out) << what;
   }
 }
 

@@ -43,31 +43,56 @@ void AddIdentity(const Event& e, Incident* incident) {
   if (!e.device.empty()) incident->devices.insert(e.device);
 }
 
-// Compares facts with the incident's; records an outlier when they differ
-// beyond rounding, and merges facts the incident lacks or has less precisely.
-void Merge(const Facts& facts, const Location& where, const std::string& who, Incident* incident) {
+bool Differs(const FactValue& value, const FactValue& mine) {
+  bool numeric = value.type == FactType::kSize || value.type == FactType::kCount;
+  return numeric ? std::fabs(static_cast<double>(value.integer - mine.integer)) > value.tolerance + mine.tolerance
+                 : value.text != mine.text;
+}
+
+// Compares facts with the incident's first occurrence; an outlier with the
+// differences beyond rounding, and the facts the incident lacks or has less
+// precisely merged into it when merge_into is set.
+Outlier Compare(const Facts& facts, bool merge_into, Incident* incident) {
   Outlier outlier;
   for (const auto& [name, value] : facts) {
     auto it = incident->facts.find(name);
     if (it == incident->facts.end()) {
-      incident->facts[name] = value;
+      if (merge_into) incident->facts[name] = value;
       continue;
     }
     FactValue& mine = it->second;
-    bool numeric = value.type == FactType::kSize || value.type == FactType::kCount;
-    bool differs = numeric ? std::fabs(static_cast<double>(value.integer - mine.integer)) >
-                                 value.tolerance + mine.tolerance
-                           : value.text != mine.text;
-    if (differs) {
+    if (Differs(value, mine)) {
       outlier.differences.push_back(name + " " + value.text + " (first: " + mine.text + ")");
-    } else if (numeric && value.tolerance < mine.tolerance) {
+      outlier.values[name] = value;
+    } else if (merge_into && (value.type == FactType::kSize || value.type == FactType::kCount) &&
+               value.tolerance < mine.tolerance) {
       mine = value;
     }
   }
+  return outlier;
+}
+
+void AddOutlier(Outlier&& outlier, const Location& where, const std::string& who, Incident* incident) {
   if (outlier.differences.empty() || incident->outliers.size() >= kMaxOutliers) return;
   outlier.where = where;
   outlier.who = who;
   incident->outliers.push_back(std::move(outlier));
+}
+
+void Merge(const Facts& facts, const Location& where, const std::string& who, Incident* incident) {
+  AddOutlier(Compare(facts, true, incident), where, who, incident);
+}
+
+// An outlier of another part, compared again with this incident's first
+// occurrence: its facts are that part's first with its differences.
+void Rebase(Outlier&& outlier, const Facts& part_first, Incident* into) {
+  if (outlier.values.empty()) {  // read from a report that did not keep them: kept as it was
+    if (into->outliers.size() < kMaxOutliers) into->outliers.push_back(std::move(outlier));
+    return;
+  }
+  Facts facts = part_first;
+  for (auto& [name, value] : outlier.values) facts[name] = std::move(value);
+  AddOutlier(Compare(facts, false, into), outlier.where, outlier.who, into);
 }
 
 }  // namespace
@@ -179,10 +204,7 @@ void MergeIncident(Incident&& from, Incident* into) {
   }
   if (into->series.samples == 0) into->series = std::move(from.series);
   Merge(from.facts, from.first, from.first_who, into);
-  for (auto& outlier : from.outliers) {
-    if (into->outliers.size() >= kMaxOutliers) break;
-    into->outliers.push_back(std::move(outlier));
-  }
+  for (auto& outlier : from.outliers) Rebase(std::move(outlier), from.facts, into);
 }
 
 std::vector<Incident> IncidentGrouper::Take() {

@@ -123,6 +123,8 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
     outlier.where = Location{o.value("input", ""), o.value("line", uint64_t{0})};
     outlier.who = o.value("who", "");
     outlier.differences = o.value("differences", std::vector<std::string>{});
+    json printed_values = o.value("printed", json::object());
+    if (!ReadFacts(o.value("facts", json::object()), &printed_values, FindFact, &outlier.values, error)) return false;
     i->outliers.push_back(std::move(outlier));
   }
   i->excerpt = j.value("excerpt", std::vector<std::string>{});

@@ -29,6 +29,15 @@ ojson FactsJson(const Facts& facts) {
   return out;
 }
 
+// The text as logged of the numeric facts ("147.64M"): their values are exact bytes.
+ojson PrintedJson(const Facts& facts) {
+  ojson printed = ojson::object();
+  for (const auto& [name, value] : facts) {
+    if (value.type == FactType::kSize || value.type == FactType::kCount) printed[name] = value.text;
+  }
+  return printed;
+}
+
 // The memory series printed before the incident, or null.
 ojson SeriesJson(const MemorySeries& s) {
   if (s.samples == 0) return nullptr;
@@ -52,10 +61,7 @@ ojson SeriesJson(const MemorySeries& s) {
 
 ojson IncidentJson(const Incident& i) {
   const Diagnosis& d = i.diagnosis;
-  ojson printed = ojson::object();
-  for (const auto& [name, value] : i.facts) {
-    if (value.type == FactType::kSize || value.type == FactType::kCount) printed[name] = value.text;
-  }
+  ojson printed = PrintedJson(i.facts);
   ojson alternatives = ojson::array();
   for (const auto& a : d.alternatives) {
     alternatives.push_back({{"cause", a.cause}, {"confidence", a.confidence}, {"rule", a.rule}, {"evidence", a.evidence}});
@@ -63,7 +69,8 @@ ojson IncidentJson(const Incident& i) {
   ojson outliers = ojson::array();
   for (const auto& o : i.outliers) {
     outliers.push_back({{"input", o.where.input}, {"line", o.where.line}, {"who", o.who},
-                        {"differences", o.differences}});
+                        {"differences", o.differences}, {"facts", FactsJson(o.values)},
+                        {"printed", PrintedJson(o.values)}});
   }
   ojson j;
   j["kind"] = i.kind;
