@@ -4,6 +4,7 @@
 #define OOMLENS_REPORT_H_
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -92,11 +93,24 @@ struct Outlier {
   Facts values;
 };
 
+/// Which inputs and when an incident occurred: what a fleet of logs counts.
+/// Merging adds them up, in any grouping of the parts.
+struct Sightings {
+  static constexpr size_t kMaxInputIndexes = 20;
+  static constexpr size_t kMaxDays = 1000;
+  uint64_t inputs = 0;             ///< inputs (files) it occurred in
+  std::vector<int> input_indexes;  ///< the first of them (at most kMaxInputIndexes), in input order
+  int last_input = -1;             ///< the last input it occurred in (while scanning)
+  std::string first_time, last_time;     ///< its first and last timed occurrence, ISO 8601; "" none
+  std::map<std::string, uint64_t> days;  ///< timed occurrences by day ("2026-11-30"); the earliest kMaxDays
+};
+
 /// The same failure printed by many replicas/partitions/hosts, or repeated.
 struct Incident {
   std::string kind, code, title, signature;
   double match = 1;  ///< how sure the recognition is: 1 for a family's own wording, lower for a structural guess
   uint64_t occurrences = 0;
+  Sightings seen;
   Location first;
   std::string first_who;  ///< who printed the first occurrence ("host h, partition 3"), may be empty
   int first_input_index = 0;

@@ -1,6 +1,6 @@
 // A small JSON Schema validator for the tests: the keywords docs/*.schema.json
 // use (type, const, enum, required, properties, additionalProperties, items,
-// minItems, maxItems, minimum, maximum, oneOf, anyOf, if/then/else, $ref to
+// minItems, maxItems, maxProperties, minimum, maximum, oneOf, anyOf, if/then/else, $ref to
 // #/$defs/...). An unknown keyword is reported, so the schemas cannot drift
 // beyond what is checked.
 #ifndef OOMLENS_TESTS_CLI_JSON_SCHEMA_H_
@@ -81,6 +81,8 @@ class JsonSchema {
         if (!v.is_array()) continue;
         bool min = key == "minItems";
         if (min ? v.size() < rule.get<size_t>() : v.size() > rule.get<size_t>()) fail(key + " " + rule.dump());
+      } else if (key == "maxProperties") {
+        if (v.is_object() && v.size() > rule.get<size_t>()) fail(key + " " + rule.dump());
       } else if (key == "minimum" || key == "maximum") {
         if (!v.is_number()) continue;
         bool min = key == "minimum";

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 
 namespace oomlens {
 namespace {
@@ -32,6 +33,40 @@ std::string Who(const Event& e) {
   add("device", e.device);
   add("rank", e.rank);
   return who;
+}
+
+void SeeDay(const std::string& day, uint64_t count, Sightings* seen) {
+  seen->days[day] += count;
+  if (seen->days.size() > Sightings::kMaxDays) seen->days.erase(std::prev(seen->days.end()));
+}
+
+void SeeInput(int index, Sightings* seen) {
+  if (index == seen->last_input) return;
+  ++seen->inputs;
+  seen->last_input = index;
+  if (seen->input_indexes.size() < Sightings::kMaxInputIndexes) seen->input_indexes.push_back(index);
+}
+
+void See(const Event& e, Sightings* seen) {
+  SeeInput(e.input_index, seen);
+  if (e.time.empty()) return;
+  if (seen->first_time.empty() || e.time < seen->first_time) seen->first_time = e.time;
+  if (e.time > seen->last_time) seen->last_time = e.time;
+  SeeDay(e.time.substr(0, e.time.find('T')), 1, seen);
+}
+
+// Sightings of a later part (its inputs after this one's) added to into.
+void AddSightings(Sightings&& from, Sightings* into) {
+  into->inputs += from.inputs;
+  for (int index : from.input_indexes) {
+    if (into->input_indexes.size() >= Sightings::kMaxInputIndexes) break;
+    into->input_indexes.push_back(index);
+  }
+  into->last_input = from.last_input;
+  if (!from.first_time.empty() && (into->first_time.empty() || from.first_time < into->first_time))
+    into->first_time = from.first_time;
+  if (from.last_time > into->last_time) into->last_time = from.last_time;
+  for (const auto& [day, count] : from.days) SeeDay(day, count, into);
 }
 
 void AddIdentity(const Event& e, Incident* incident) {
@@ -167,6 +202,7 @@ void IncidentGrouper::Add(Event&& event) {
     incident.excerpt_total = event.excerpt_total;
     incident.allocations = std::move(event.allocations);
     AddIdentity(event, &incident);
+    See(event, &incident.seen);
     index_[key] = incidents_.size();
     incidents_.push_back(std::move(incident));
     entries_kept_ = KeepListingWithinCap(entries_kept_, &incidents_.back(), &folded_);
@@ -175,6 +211,7 @@ void IncidentGrouper::Add(Event&& event) {
   Incident& incident = incidents_[it->second];
   ++incident.occurrences;
   AddIdentity(event, &incident);
+  See(event, &incident.seen);
   if (!HasListing(incident) && !event.allocations.empty()) {
     incident.allocations = std::move(event.allocations);
     entries_kept_ = KeepListingWithinCap(entries_kept_, &incident, &folded_);
@@ -191,6 +228,7 @@ size_t KeepListingWithinCap(size_t kept, Incident* incident, FoldedEvents* folde
 
 void MergeIncident(Incident&& from, Incident* into) {
   into->occurrences += from.occurrences;
+  AddSightings(std::move(from.seen), &into->seen);
   into->match = std::min(into->match, from.match);
   into->replicas.insert(from.replicas.begin(), from.replicas.end());
   into->partitions.insert(from.partitions.begin(), from.partitions.end());

@@ -61,6 +61,8 @@ void ReportMerger::Add(Report&& part) {
   std::stable_sort(part.incidents.begin(), part.incidents.end(), FirstSeenBefore);
   for (auto& incident : part.incidents) {
     incident.first_input_index += offset;
+    for (int& index : incident.seen.input_indexes) index += offset;
+    incident.seen.last_input += offset;
     std::string key = IncidentKey(incident);
     auto it = state_->index.find(key);
     if (it == state_->index.end() && merged.incidents.size() >= kMaxIncidents) {

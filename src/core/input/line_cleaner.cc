@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 namespace oomlens {
@@ -267,12 +269,19 @@ const CleanLine& LineCleaner::Clean(std::string_view raw) {
 
 namespace oomlens {
 
+namespace {
+
+// The fields of a timestamp: year 0 when it names none (glog); a month of 0 when
+// the seconds count from the epoch (absl).
+struct TimestampFields {
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0;
+  double second = 0;
+};
+
 // "1130 12:00:00.123456" (glog: MMDD), "0000 00:00:1717141650.89" (absl: seconds
 // since the epoch in the seconds field), "2026-11-30 09:14:11,402" or
-// "2026-11-30T09:14:11.402Z" (ISO). Days count from the start of the year, which
-// is enough to measure spans within a log.
-std::optional<double> TimestampSeconds(std::string_view ts) {
-  static const int kDaysBefore[] = {0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
+// "2026-11-30T09:14:11.402Z" (ISO).
+std::optional<TimestampFields> ReadTimestamp(std::string_view ts) {
   size_t i = 0;
   auto number = [&](size_t width, int* out) {  // up to width digits, at least one
     size_t start = i;
@@ -293,19 +302,66 @@ std::optional<double> TimestampSeconds(std::string_view ts) {
     }
     return len > 0 && std::from_chars(buf, buf + len, *out).ec == std::errc();
   };
-  int year = 0, month = 0, day = 0, hour = 0, minute = 0;
-  double second = 0;
-  bool iso = number(4, &year) && one_of("-") && number(2, &month) && one_of("-") && number(2, &day) &&
-             one_of(" T") && number(2, &hour) && one_of(":") && number(2, &minute) && one_of(":") && seconds(&second);
+  TimestampFields t;
+  bool iso = number(4, &t.year) && one_of("-") && number(2, &t.month) && one_of("-") && number(2, &t.day) &&
+             one_of(" T") && number(2, &t.hour) && one_of(":") && number(2, &t.minute) && one_of(":") &&
+             seconds(&t.second);
   if (!iso) {  // glog: "1130 12:00:00.123456" (MMDD), absl: "0000 00:00:1717141650.89"
     i = 0;
-    bool glog = number(2, &month) && number(2, &day) && one_of(" ") && number(2, &hour) && one_of(":") &&
-                number(2, &minute) && one_of(":") && seconds(&second);
+    t = TimestampFields{};
+    bool glog = number(2, &t.month) && number(2, &t.day) && one_of(" ") && number(2, &t.hour) && one_of(":") &&
+                number(2, &t.minute) && one_of(":") && seconds(&t.second);
     if (!glog) return std::nullopt;
   }
-  if (month > 12 || day > 31 || hour > 23 || minute > 59) return std::nullopt;
-  double days = (month > 0 ? kDaysBefore[month] : 0) + day;
-  return ((days * 24 + hour) * 60 + minute) * 60 + second;
+  if (t.month > 12 || t.day > 31 || t.hour > 23 || t.minute > 59) return std::nullopt;
+  return t;
+}
+
+// Civil date of a count of days since 1970-01-01 (Howard Hinnant's algorithm).
+void CivilFromDays(int64_t z, int* year, int* month, int* day) {
+  z += 719468;
+  int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  int64_t doe = z - era * 146097;
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  int64_t mp = (5 * doy + 2) / 153;
+  *day = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
+  *month = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
+  *year = static_cast<int>(yoe + era * 400 + (*month <= 2));
+}
+
+}  // namespace
+
+// Days count from the start of the year, which is enough to measure spans within a log.
+std::optional<double> TimestampSeconds(std::string_view ts) {
+  static const int kDaysBefore[] = {0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
+  std::optional<TimestampFields> t = ReadTimestamp(ts);
+  if (!t) return std::nullopt;
+  double days = (t->month > 0 ? kDaysBefore[t->month] : 0) + t->day;
+  return ((days * 24 + t->hour) * 60 + t->minute) * 60 + t->second;
+}
+
+std::string TimestampText(std::string_view ts) {
+  std::optional<TimestampFields> t = ReadTimestamp(ts);
+  if (!t) return "";
+  if (t->month == 0) {  // absl: seconds since the epoch
+    if (!(t->second >= 0 && t->second < 1e11)) return "";
+    auto epoch = static_cast<int64_t>(t->second);
+    CivilFromDays(epoch / 86400, &t->year, &t->month, &t->day);
+    t->hour = static_cast<int>(epoch % 86400 / 3600);
+    t->minute = static_cast<int>(epoch % 3600 / 60);
+    t->second = static_cast<double>(epoch % 60);
+  }
+  if (t->day == 0) return "";
+  char out[40];
+  int second = static_cast<int>(t->second);
+  if (t->year > 0) {
+    std::snprintf(out, sizeof out, "%04d-%02d-%02dT%02d:%02d:%02d", t->year, t->month, t->day, t->hour, t->minute,
+                  second);
+  } else {
+    std::snprintf(out, sizeof out, "--%02d-%02dT%02d:%02d:%02d", t->month, t->day, t->hour, t->minute, second);
+  }
+  return out;
 }
 
 }  // namespace oomlens

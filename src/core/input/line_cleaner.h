@@ -56,6 +56,11 @@ class LineCleaner {
 /// (glog, absl or ISO); nullopt when it cannot be read.
 std::optional<double> TimestampSeconds(std::string_view timestamp);
 
+/// The same timestamp as ISO 8601 text to the second, "2026-11-30T09:14:11", or
+/// "--11-30T12:00:00" when it names no year (glog); "" when it cannot be read.
+/// Texts of one form sort in time order.
+std::string TimestampText(std::string_view timestamp);
+
 /// Length of the glog/absl prefix ("E1130 12:00:00.123456  1234 file.cc:12] ") at
 /// the start of text, 0 when there is none; sets the level and the timestamp.
 /// The cleaner's first prefix, read without a regex.

@@ -27,6 +27,7 @@ struct Event {
   std::vector<Allocation> allocations;
   std::vector<std::string> listings;  ///< ids of listing signatures (dumps) that joined it
   double time_seconds = -1;           ///< its line's timestamp, seconds into the year; -1: none
+  std::string time;                   ///< the same as text (TimestampText); "" none
 };
 
 }  // namespace oomlens

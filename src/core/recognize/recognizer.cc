@@ -290,6 +290,7 @@ Event Recognizer::NewEvent(const Signature& sig, const LineContext& context, con
   event.host = context.host.empty() ? default_host_ : context.host;
   event.rank = context.rank;
   event.time_seconds = TimestampSeconds(context.timestamp).value_or(-1);
+  event.time = TimestampText(context.timestamp);
   return event;
 }
 

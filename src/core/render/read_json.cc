@@ -2,6 +2,9 @@
 // diff take per-shard reports. Beside its writer, so the two change together.
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <unordered_map>
+
 #include "core/analyze/allocation_summary.h"
 #include "core/model/json_depth.h"
 
@@ -76,6 +79,12 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
     return false;
   }
   i->occurrences = j.value("occurrences", uint64_t{1});
+  const json& seen = Member(j, "seen");
+  i->seen.inputs = seen.value("inputs", uint64_t{1});
+  i->seen.input_indexes = seen.value("input_indexes", std::vector<int>{});
+  i->seen.first_time = seen.value("first_time", "");
+  i->seen.last_time = seen.value("last_time", "");
+  i->seen.days = seen.value("days", std::map<std::string, uint64_t>{});
   const json& first = Member(j, "first");
   i->first.input = first.value("input", "");
   i->first.line = first.value("line", uint64_t{0});
@@ -199,9 +208,14 @@ bool ParseJsonReport(std::string_view text, Report* report, std::string* error) 
       report->inputs.push_back(
           InputSummary{in.value("name", ""), in.value("lines", uint64_t{0}), in.value("bytes", uint64_t{0}), in.value("ok", true)});
     }
+    std::unordered_map<std::string, int> input_index;  // a name given twice: its last input, as before
+    for (size_t n = 0; n < report->inputs.size(); ++n) input_index[report->inputs[n].name] = static_cast<int>(n);
     for (Incident& incident : reader.incidents) {
-      for (size_t n = 0; n < report->inputs.size(); ++n)
-        if (report->inputs[n].name == incident.first.input) incident.first_input_index = static_cast<int>(n);
+      auto it = input_index.find(incident.first.input);
+      if (it != input_index.end()) incident.first_input_index = it->second;
+      Sightings& seen = incident.seen;
+      if (seen.input_indexes.empty()) seen.input_indexes.push_back(incident.first_input_index);  // older reports
+      seen.last_input = seen.input_indexes.back();
       report->incidents.push_back(std::move(incident));
     }
     for (const auto& p : doc.value("problems", json::array())) {

@@ -108,6 +108,18 @@ TEST(TimestampSeconds, ReadsGlogAbslAndIsoTimestamps) {
   EXPECT_EQ(TimestampSeconds("2026-01-02 03:04:05").value(), ((2 * 24 + 3) * 60 + 4) * 60 + 5.0);
 }
 
+TEST(TimestampText, GivesIso8601ToTheSecond) {
+  EXPECT_EQ(TimestampText("2026-11-30 09:14:11,402"), "2026-11-30T09:14:11");
+  EXPECT_EQ(TimestampText("2026-11-30T09:14:11.402Z"), "2026-11-30T09:14:11");
+  EXPECT_EQ(TimestampText("1130 12:00:01.500000"), "--11-30T12:00:01");  // glog names no year
+  EXPECT_EQ(TimestampText("0000 00:00:1717141650.89"), "2024-05-31T07:47:30");  // absl: epoch seconds
+  EXPECT_EQ(TimestampText("0000 00:00:0"), "1970-01-01T00:00:00");
+  EXPECT_EQ(TimestampText("0000 00:00:99999999999999"), "");  // beyond year 5000: not a time
+  EXPECT_EQ(TimestampText("12345.678901"), "");
+  EXPECT_EQ(TimestampText("1330 12:00:00"), "");
+  EXPECT_LT(TimestampText("--01-05T00:00:00"), TimestampText("1130 00:00:00"));  // one form sorts in time order
+}
+
 TEST_F(SeriesTest, TimestampsGiveTheGrowthPerMinute) {
   std::string text;
   for (int k = 0; k < 6; ++k) {
