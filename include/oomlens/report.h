@@ -96,11 +96,9 @@ struct Outlier {
 /// Which inputs and when an incident occurred: what a fleet of logs counts.
 /// Merging adds them up, in any grouping of the parts.
 struct Sightings {
-  static constexpr size_t kMaxInputIndexes = 20;
   static constexpr size_t kMaxDays = 1000;
-  uint64_t inputs = 0;             ///< inputs (files) it occurred in
-  std::vector<int> input_indexes;  ///< the first of them (at most kMaxInputIndexes), in input order
-  int last_input = -1;             ///< the last input it occurred in (while scanning)
+  std::vector<int> inputs;  ///< indexes of the inputs (files) it occurred in, ascending
+  int last_input = -1;      ///< the last input it occurred in (while scanning)
   std::string first_time, last_time;     ///< its first and last timed occurrence, ISO 8601; "" none
   std::map<std::string, uint64_t> days;  ///< timed occurrences by day ("2026-11-30"); the earliest kMaxDays
 };

@@ -374,8 +374,7 @@ TEST_F(CiTest, MergeOfPerHostReportsEqualsOneRun) {
   EXPECT_EQ(json::parse(merged.out), json::parse(all.out));
   EXPECT_NE(all.out.find("\"occurrences\": 3"), std::string::npos);
   const json jit_x = json::parse(merged.out)["incidents"][0];
-  EXPECT_EQ(jit_x["seen"]["inputs"], 3) << "jit_x was seen in the three files";
-  EXPECT_EQ(jit_x["seen"]["input_indexes"], json::parse("[0, 1, 2]"));
+  EXPECT_EQ(jit_x["seen"]["inputs"], json::parse("[0, 1, 2]")) << "jit_x was seen in the three files";
   Result bad = Run({"merge", logs[0]});
   EXPECT_EQ(bad.code, kExitError);
   EXPECT_NE(bad.err.find("not a JSON document (help: merge takes reports written with --format json)"),

@@ -42,9 +42,8 @@ void SeeDay(const std::string& day, uint64_t count, Sightings* seen) {
 
 void SeeInput(int index, Sightings* seen) {
   if (index == seen->last_input) return;
-  ++seen->inputs;
   seen->last_input = index;
-  if (seen->input_indexes.size() < Sightings::kMaxInputIndexes) seen->input_indexes.push_back(index);
+  seen->inputs.push_back(index);
 }
 
 void See(const Event& e, Sightings* seen) {
@@ -57,11 +56,7 @@ void See(const Event& e, Sightings* seen) {
 
 // Sightings of a later part (its inputs after this one's) added to into.
 void AddSightings(Sightings&& from, Sightings* into) {
-  into->inputs += from.inputs;
-  for (int index : from.input_indexes) {
-    if (into->input_indexes.size() >= Sightings::kMaxInputIndexes) break;
-    into->input_indexes.push_back(index);
-  }
+  into->inputs.insert(into->inputs.end(), from.inputs.begin(), from.inputs.end());
   into->last_input = from.last_input;
   if (!from.first_time.empty() && (into->first_time.empty() || from.first_time < into->first_time))
     into->first_time = from.first_time;

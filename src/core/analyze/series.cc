@@ -143,8 +143,7 @@ std::vector<Incident> GrowthCandidates(const std::vector<MemorySeries>& series,
     i.occurrences = 1;
     i.first = s.first;
     i.first_input_index = s.input_index;
-    i.seen.inputs = 1;
-    i.seen.input_indexes = {s.input_index};
+    i.seen.inputs = {s.input_index};
     i.seen.last_input = s.input_index;
     if (!s.host.empty()) i.hosts.insert(s.host);
     if (!s.key.empty()) i.devices.insert(s.key);

@@ -61,7 +61,7 @@ void ReportMerger::Add(Report&& part) {
   std::stable_sort(part.incidents.begin(), part.incidents.end(), FirstSeenBefore);
   for (auto& incident : part.incidents) {
     incident.first_input_index += offset;
-    for (int& index : incident.seen.input_indexes) index += offset;
+    for (int& index : incident.seen.inputs) index += offset;
     incident.seen.last_input += offset;
     std::string key = IncidentKey(incident);
     auto it = state_->index.find(key);

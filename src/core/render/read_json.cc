@@ -2,6 +2,7 @@
 // diff take per-shard reports. Beside its writer, so the two change together.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
@@ -80,8 +81,7 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
   }
   i->occurrences = j.value("occurrences", uint64_t{1});
   const json& seen = Member(j, "seen");
-  i->seen.inputs = seen.value("inputs", uint64_t{1});
-  i->seen.input_indexes = seen.value("input_indexes", std::vector<int>{});
+  i->seen.inputs = seen.value("inputs", std::vector<int>{});
   i->seen.first_time = seen.value("first_time", "");
   i->seen.last_time = seen.value("last_time", "");
   i->seen.days = seen.value("days", std::map<std::string, uint64_t>{});
@@ -214,8 +214,10 @@ bool ParseJsonReport(std::string_view text, Report* report, std::string* error) 
       auto it = input_index.find(incident.first.input);
       if (it != input_index.end()) incident.first_input_index = it->second;
       Sightings& seen = incident.seen;
-      if (seen.input_indexes.empty()) seen.input_indexes.push_back(incident.first_input_index);  // older reports
-      seen.last_input = seen.input_indexes.back();
+      bool valid = !seen.inputs.empty() && std::is_sorted(seen.inputs.begin(), seen.inputs.end()) &&
+                   seen.inputs.front() >= 0 && seen.inputs.back() < static_cast<int>(report->inputs.size());
+      if (!valid) seen.inputs = {incident.first_input_index};  // an older or edited report
+      seen.last_input = seen.inputs.back();
       report->incidents.push_back(std::move(incident));
     }
     for (const auto& p : doc.value("problems", json::array())) {

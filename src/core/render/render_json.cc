@@ -78,7 +78,7 @@ ojson IncidentJson(const Incident& i) {
   j["title"] = i.title;
   j["match"] = i.match;
   j["occurrences"] = i.occurrences;
-  j["seen"] = {{"inputs", i.seen.inputs}, {"input_indexes", i.seen.input_indexes},
+  j["seen"] = {{"inputs", i.seen.inputs},
                {"first_time", i.seen.first_time}, {"last_time", i.seen.last_time}, {"days", i.seen.days}};
   j["first"] = {{"input", i.first.input}, {"line", i.first.line}, {"who", i.first_who}};
   j["replicas"] = i.replicas;
