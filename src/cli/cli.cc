@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/serve.h"
 #include "cli/version.h"
+#include "oomlens/fleet.h"
 #include "oomlens/render.h"
 #include "oomlens/scanner.h"
 
@@ -71,6 +72,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   app.add_option("--fail-on", o.fail_on,
                  "exit 1 on: oom (any incident, default), never, or causes/kinds (comma-separated)");
   app.add_option("--max-incidents", o.max_incidents, "show at most this many incidents")->check(CLI::Range(0, 1000000));
+  app.add_flag("--fleet", o.fleet, "each file is a job: the report summarised by failure across jobs (docs/fleet.md)");
   app.require_subcommand(0, 1);
   CLI::App* rules = app.add_subcommand("rules", "list or check the rules");
   rules->require_subcommand(1);
@@ -125,6 +127,10 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   }
   if (!o.chip.empty() && !ChipCapacity(o.chip)) {
     err << "oomlens: error: --chip " << o.chip << ": unknown chip (help: one of " << KnownChips() << ")\n";
+    return kExitError;
+  }
+  if (o.fleet && !FleetFormat(o.format)) {
+    err << "oomlens: error: --fleet writes text, json, markdown or html, not " << FormatName(o.format) << "\n";
     return kExitError;
   }
   if (merge->parsed()) return RunMerge(o, out, err, console);

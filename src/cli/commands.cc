@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "oomlens/diff.h"
+#include "oomlens/fleet.h"
 #include "oomlens/merge.h"
 #include "oomlens/render.h"
 #include "oomlens/rules.h"
@@ -90,6 +91,30 @@ void Render(const Options& o, const Report& report, std::ostream& out, const Con
   RenderReport(report, o.format, text, out);
 }
 
+// After the report is written: its problems printed, the outcome as the exit code.
+int Conclude(const Options& o, const Report& report, bool read_all, bool fails, std::ostream& out,
+             std::ostream& err) {
+  out.flush();
+  if (!out) return kExitBrokenPipe;  // nobody reads the report any more: stop quietly
+  PrintProblems(report.problems, o.quiet, err);
+  if (!read_all || HasError(report.problems)) return kExitError;
+  return fails ? kExitOomFound : kExitNoOom;
+}
+
+// --fleet: the report summarised by failure across its files; --max-incidents
+// limits the failures shown.
+int FinishFleet(const Options& o, const Report& report, bool read_all, bool fails, std::ostream& out,
+                std::ostream& err) {
+  FleetReport fleet = SummarizeFleet(report);
+  size_t total = fleet.failures.size();
+  if (o.max_incidents > 0 && total > static_cast<size_t>(o.max_incidents)) {
+    fleet.failures.resize(static_cast<size_t>(o.max_incidents));
+    err << "oomlens: showing " << o.max_incidents << " of " << total << " failures (--max-incidents)\n";
+  }
+  RenderFleet(fleet, o.format, out);
+  return Conclude(o, report, read_all, fails, out, err);
+}
+
 // Renders, prints problems and turns the outcome into the exit code.
 int Finish(const Options& o, Report report, bool read_all, std::ostream& out, std::ostream& err,
            const Console& console) {
@@ -98,17 +123,14 @@ int Finish(const Options& o, Report report, bool read_all, std::ostream& out, st
     return kExitInterrupted;
   }
   bool fails = Fails(report, o.fail_on);
+  if (o.fleet) return FinishFleet(o, report, read_all, fails, out, err);
   size_t total = report.incidents.size();
   if (o.max_incidents > 0 && total > static_cast<size_t>(o.max_incidents)) {
     report.incidents.resize(static_cast<size_t>(o.max_incidents));
     err << "oomlens: showing " << o.max_incidents << " of " << total << " incidents (--max-incidents)\n";
   }
   Render(o, report, out, console);
-  out.flush();
-  if (!out) return kExitBrokenPipe;  // nobody reads the report any more: stop quietly
-  PrintProblems(report.problems, o.quiet, err);
-  if (!read_all || HasError(report.problems)) return kExitError;
-  return fails ? kExitOomFound : kExitNoOom;
+  return Conclude(o, report, read_all, fails, out, err);
 }
 
 

@@ -25,6 +25,7 @@ struct Options {
   int jobs = 0;  // 0: one per core
   std::string fail_on = "oom";
   int max_incidents = 0;  // 0: all
+  bool fleet = false;     // summarise by failure across files (docs/fleet.md)
   std::vector<std::string> check_dirs;
   std::vector<std::string> reports;  // for merge, and the two sides of diff
 };

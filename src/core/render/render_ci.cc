@@ -1,17 +1,13 @@
 // Human formats for CI systems: Markdown step summaries and GitHub annotations.
 #include <sstream>
 
+#include "core/render/markdown_cell.h"
 #include "oomlens/render.h"
 #include "oomlens/size.h"
 
 namespace oomlens {
-namespace {
 
-constexpr size_t kMaxAnnotations = 10;       // GitHub shows at most 10 errors per step
-constexpr size_t kMaxAnnotationBytes = 4000;  // and truncates long messages
-
-// Escapes text for a Markdown table cell (no pipes, no line breaks, no HTML).
-std::string Cell(const std::string& text) {
+std::string MarkdownCell(const std::string& text) {
   std::string out;
   for (char c : Printable(text, /*keep_line_breaks=*/true)) {
     if (c == '|') out += "\\|";
@@ -23,6 +19,11 @@ std::string Cell(const std::string& text) {
   }
   return out;
 }
+
+namespace {
+
+constexpr size_t kMaxAnnotations = 10;       // GitHub shows at most 10 errors per step
+constexpr size_t kMaxAnnotationBytes = 4000;  // and truncates long messages
 
 // Log lines inside a code fence: a fence in the log must not close ours.
 std::string Fenced(const std::string& line) {
@@ -44,10 +45,10 @@ std::string KeyNumbers(const Incident& i) {
 
 std::string Details(const Incident& i, size_t number) {
   std::ostringstream out;
-  out << "<details><summary>[" << number << "] " << Cell(i.title) << ": evidence, advice, excerpt</summary>\n\n";
-  for (const auto& e : i.diagnosis.evidence) out << "- " << Cell(e) << "\n";
+  out << "<details><summary>[" << number << "] " << MarkdownCell(i.title) << ": evidence, advice, excerpt</summary>\n\n";
+  for (const auto& e : i.diagnosis.evidence) out << "- " << MarkdownCell(e) << "\n";
   if (!i.diagnosis.advice.empty()) out << "\n**Advice**\n\n";
-  for (size_t k = 0; k < i.diagnosis.advice.size(); ++k) out << k + 1 << ". " << Cell(i.diagnosis.advice[k]) << "\n";
+  for (size_t k = 0; k < i.diagnosis.advice.size(); ++k) out << k + 1 << ". " << MarkdownCell(i.diagnosis.advice[k]) << "\n";
   for (const auto& doc : i.diagnosis.docs) out << "\nSee " << doc << "\n";
   out << "\n```text\n";
   for (size_t k = 0; k < i.excerpt.size() && k < 12; ++k) out << Fenced(i.excerpt[k].substr(0, 500)) << "\n";
@@ -92,10 +93,10 @@ void RenderMarkdown(const Report& report, std::ostream& out, size_t max_bytes) {
   for (size_t k = 0; k < n; ++k) {  // the table first: rows win over details
     const Incident& i = report.incidents[k];
     std::string cause = i.consequence_of ? "follows [" + std::to_string(i.consequence_of) + "]" : i.diagnosis.best.cause;
-    std::string row = "| " + std::to_string(k + 1) + " | " + Cell((i.code.empty() ? i.kind : i.code) + " " + i.title) +
-                      " | " + Cell(cause) + " | " + Cell(i.diagnosis.summary.substr(0, 600)) + " | " +
-                      Cell(KeyNumbers(i)) + " | " + std::to_string(i.occurrences) + "x, first " +
-                      Cell(i.first.input) + ":" + std::to_string(i.first.line) + " |\n";
+    std::string row = "| " + std::to_string(k + 1) + " | " + MarkdownCell((i.code.empty() ? i.kind : i.code) + " " + i.title) +
+                      " | " + MarkdownCell(cause) + " | " + MarkdownCell(i.diagnosis.summary.substr(0, 600)) + " | " +
+                      MarkdownCell(KeyNumbers(i)) + " | " + std::to_string(i.occurrences) + "x, first " +
+                      MarkdownCell(i.first.input) + ":" + std::to_string(i.first.line) + " |\n";
     if (text.size() + row.size() + 200 > max_bytes) break;
     text += row;
     ++shown;
