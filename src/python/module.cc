@@ -16,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "oomlens/diff.h"
+#include "oomlens/fleet.h"
 #include "oomlens/merge.h"
 #include "oomlens/render.h"
 #include "oomlens/rules.h"
@@ -60,11 +61,23 @@ struct PyReport {
     return out.str();
   }
   std::string Render(const std::string& name) const {
+    Format format = FormatNamed(name);
+    std::ostringstream out;
+    RenderReport(report, format, {}, out);
+    return out.str();
+  }
+  // The report summarised by failure across its inputs (jobs), in a fleet format.
+  std::string Fleet(const std::string& name) const {
+    Format format = FormatNamed(name);
+    if (!FleetFormat(format)) throw py::value_error("a fleet report is text, json, markdown or html, not " + name);
+    std::ostringstream out;
+    RenderFleet(SummarizeFleet(report), format, out);
+    return out.str();
+  }
+  static Format FormatNamed(const std::string& name) {
     std::optional<Format> format = ParseFormat(name);
     if (!format) throw py::value_error("unknown format '" + name + "'");
-    std::ostringstream out;
-    RenderReport(report, *format, {}, out);
-    return out.str();
+    return *format;
   }
 };
 
@@ -83,6 +96,42 @@ std::pair<PyReport, bool> ScanPaths(const std::vector<std::string>& paths, const
   bool read_all = true;
   Report report = ScanEach(inputs, BuiltinRules(), Options(chip), jobs, STDIN_FILENO, &read_all);
   return {PyReport{std::move(report)}, read_all};
+}
+
+// An open descriptor (a pipe Python feeds from a remote file) scanned to its end;
+// gzip and zstd are decompressed. The flag is false when it could not be read whole.
+std::pair<PyReport, bool> ScanFd(int fd, const std::string& name, const std::string& chip) {
+  py::gil_scoped_release unlocked;
+  Scanner scanner(BuiltinRules(), Options(chip));
+  bool ok = scanner.ScanFd(fd, name);
+  return {PyReport{scanner.Finish()}, ok};
+}
+
+// The report of an input that could not be opened at all: listed, with why.
+PyReport Unreadable(const std::string& name, const std::string& why, const std::string& help) {
+  Report report;
+  report.inputs.push_back(InputSummary{name, 0, 0, false});
+  report.problems.push_back(Problem{Problem::Severity::kError, name, why, help});
+  return PyReport{std::move(report)};
+}
+
+// Reports written with --format json merged as `oomlens merge` merges them, into
+// JSON: the step of a tree reduction, whose parts travel as text between processes.
+std::string MergeJson(const std::vector<std::string>& parts, const std::string& chip) {
+  std::string error;
+  std::ostringstream out;
+  {
+    py::gil_scoped_release unlocked;
+    ReportMerger merger(BuiltinRules(), chip, parts.size() > 1);
+    for (size_t k = 0; k < parts.size() && error.empty(); ++k) {
+      Report part;
+      if (ParseJsonReport(parts[k], &part, &error)) merger.Add(std::move(part));
+      else error = "part " + std::to_string(k) + " is not an oomlens report: " + error;
+    }
+    if (error.empty()) RenderJson(merger.Finish(), out);
+  }
+  if (!error.empty()) throw py::value_error(error);
+  return out.str();
 }
 
 // (name, text) pairs, each scanned alone, then merged.
@@ -159,10 +208,15 @@ PYBIND11_MODULE(_core, m) {
       .def("json", &PyReport::Json, "The JSON report (schema version 1), as the CLI writes it.")
       .def("text", &PyReport::Text, py::arg("color") = false, "The text report.")
       .def("render", &PyReport::Render, py::arg("format"), "The report in a format of --format (html, markdown ...).")
+      .def("fleet", &PyReport::Fleet, py::arg("format") = "json",
+           "The report summarised by failure across its inputs (--fleet): text, json, markdown or html.")
       .def_property_readonly("incident_count", [](const PyReport& r) { return r.report.incidents.size(); });
   m.def("diagnose", &Diagnose, py::arg("text"), py::arg("name") = "<paste>", py::arg("chip") = "");
   m.def("scan_paths", &ScanPaths, py::arg("paths"), py::arg("chip") = "", py::arg("jobs") = 1);
   m.def("scan_texts", &ScanTexts, py::arg("texts"), py::arg("chip") = "");
+  m.def("scan_fd", &ScanFd, py::arg("fd"), py::arg("name"), py::arg("chip") = "");
+  m.def("unreadable", &Unreadable, py::arg("name"), py::arg("why"), py::arg("help") = "");
+  m.def("merge_json", &MergeJson, py::arg("parts"), py::arg("chip") = "");
   m.def("read_report", &ReadReport, py::arg("json"));
   m.def("merge", &Merge, py::arg("parts"), py::arg("chip") = "");
   m.def("diff", &Diff, py::arg("before"), py::arg("after"), py::arg("before_name") = "before",

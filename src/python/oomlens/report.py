@@ -70,6 +70,7 @@ class Incident:
     consequence_of: Optional[int]
     relation: str
     excerpt: List[str]
+    seen: Dict[str, Any]  # inputs (indexes) it occurred in, first_time, last_time, days
     json: Dict[str, Any] = field(repr=False, compare=False)
 
     @classmethod
@@ -85,7 +86,7 @@ class Incident:
             alternatives=[Alternative(a["cause"], a["confidence"], a["rule"], list(a["evidence"]))
                           for a in j["alternatives"]],
             outliers=list(j["outliers"]), consequence_of=j.get("consequence_of"), relation=j.get("relation", ""),
-            excerpt=list(j["excerpt"]), json=j)
+            excerpt=list(j["excerpt"]), seen=dict(j.get("seen", {})), json=j)
 
     def fact(self, name: str, default: Any = None) -> Any:
         """A fact read from the log, else one oomlens derived, else default."""
@@ -168,6 +169,11 @@ class Report:
 
     def _repr_html_(self) -> str:
         return self.to_html()
+
+    def fleet(self) -> "FleetReport":
+        """The report summarised by failure across its inputs, each input a job (--fleet)."""
+        from .fleet import FleetReport
+        return FleetReport(self)
 
 
 class Diff:
