@@ -256,7 +256,7 @@ def scan(paths_or_globs: Union[str, Iterable[str]], *, client=None, workers: Opt
                                                    split_every=split_every).result()))
     from distributed import Client, LocalCluster
     with LocalCluster(n_workers=workers or _local_workers(), threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as local:
+                      dashboard_address=":0") as cluster, Client(cluster) as local:
         return scan(paths, client=local, chip=chip, files_per_task=files_per_task, split_every=split_every)
 
 
