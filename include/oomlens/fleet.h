@@ -19,11 +19,10 @@
 
 namespace oomlens {
 
-/// The spread of one figure over the incidents of a failure.
+/// The spread of one figure over every occurrence of a failure.
 struct FleetFigure {
   std::string name;  ///< a size fact: requested_bytes, free_bytes ...
   int64_t min = 0, max = 0;
-  uint64_t values = 0;  ///< how many values were read (first occurrences and outliers)
 };
 
 /// Incidents of every job that are the same failure: the same kind, program,

@@ -93,14 +93,24 @@ struct Outlier {
   Facts values;
 };
 
-/// Which inputs and when an incident occurred: what a fleet of logs counts.
-/// Merging adds them up, in any grouping of the parts.
+/// The least and greatest value a figure took.
+struct FigureRange {
+  int64_t min = 0, max = 0;
+};
+
+/// Which inputs and when an incident occurred, and the range of its figures over
+/// every occurrence: what a fleet of logs counts. Merging adds them up, with the
+/// same result in any grouping of the parts.
 struct Sightings {
   static constexpr size_t kMaxDays = 1000;
+  /// The figures whose ranges are kept.
+  static constexpr const char* kRangedFacts[] = {"requested_bytes", "free_bytes", "largest_free_bytes",
+                                                 "limit_bytes",     "used_bytes", "capacity_bytes"};
   std::vector<int> inputs;  ///< indexes of the inputs (files) it occurred in, ascending
   int last_input = -1;      ///< the last input it occurred in (while scanning)
   std::string first_time, last_time;     ///< its first and last timed occurrence, ISO 8601; "" none
   std::map<std::string, uint64_t> days;  ///< timed occurrences by day ("2026-11-30"); the earliest kMaxDays
+  std::map<std::string, FigureRange> ranges;  ///< of kRangedFacts, over every occurrence that printed them
 };
 
 /// The same failure printed by many replicas/partitions/hosts, or repeated.

@@ -1,6 +1,10 @@
 """oomlens.fleet on a real distributed.LocalCluster (processes, 2 workers): the
-fleet report equals what `oomlens merge` makes of the per-file JSON reports, a
-worker killed mid-run changes nothing, unreadable files are listed."""
+fleet report equals what `oomlens merge --fleet` makes of the per-file JSON
+reports, a worker killed mid-run changes nothing, unreadable files are listed.
+
+The merged report under it equals `oomlens merge`'s too, but for which 20 outliers
+each incident lists as examples: those can depend on how the tree grouped the
+parts (docs/json-output.md); seen.ranges, which the fleet reads, never does."""
 import gzip
 import json
 import os
@@ -25,6 +29,13 @@ def generate(directory, jobs, seed=7):
                     str(jobs), "--seed", str(seed)], check=True)
     with open(os.path.join(directory, "manifest.json")) as f:
         return os.path.join(str(directory), "logs"), json.load(f)
+
+
+def without_outliers(report_json):
+    report = json.loads(report_json)
+    for incident in report["incidents"]:
+        incident.pop("outliers")
+    return report
 
 
 def merge_of_per_file_reports(paths, directory, *extra):
@@ -62,15 +73,16 @@ def client():
 def test_the_fleet_report_is_what_merge_makes_of_the_per_file_reports(fleet, client):
     report = oomlens.fleet.scan(fleet["logs"], client=client, files_per_task=7, split_every=3)
     assert len(report.report.inputs) == JOBS
-    assert report.report.to_json() == fleet["merged"]
     assert report.to_json() == fleet["merged_fleet"]
+    assert without_outliers(report.report.to_json()) == without_outliers(fleet["merged"])
 
 
 def test_any_task_size_and_tree_shape_gives_the_same_report(fleet, client):
     for files_per_task, split_every in ((1, 2), (50, 8), (JOBS, 2)):
         report = oomlens.fleet.scan(fleet["paths"], client=client, files_per_task=files_per_task,
                                     split_every=split_every)
-        assert report.report.to_json() == fleet["merged"], (files_per_task, split_every)
+        assert report.to_json() == fleet["merged_fleet"], (files_per_task, split_every)
+        assert without_outliers(report.report.to_json()) == without_outliers(fleet["merged"])
 
 
 def test_the_injected_failures_are_found_with_their_jobs_and_repeats(fleet, client):
@@ -106,7 +118,8 @@ def test_a_worker_killed_mid_run_changes_nothing(fleet):
         merged = future.result(timeout=300)
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
-    assert merged == fleet["merged"]
+    assert oomlens.Report.from_json(merged).fleet().to_json() == fleet["merged_fleet"]
+    assert without_outliers(merged) == without_outliers(fleet["merged"])
 
 
 def test_unreadable_corrupt_and_empty_files_are_listed_and_the_run_completes(tmp_path, client):
@@ -127,7 +140,7 @@ def test_unreadable_corrupt_and_empty_files_are_listed_and_the_run_completes(tmp
                                  str(bad / "d-dangling.log")]
     assert not report.read_all
     assert all(p.severity == "error" for p in report.problems[:3])
-    assert report.report.to_json() == merge_of_per_file_reports(paths, tmp_path)
+    assert report.to_json() == merge_of_per_file_reports(paths, tmp_path, "--fleet")
 
 
 def test_remote_files_stream_through_fsspec(tmp_path):

@@ -46,8 +46,19 @@ void SeeInput(int index, Sightings* seen) {
   seen->inputs.push_back(index);
 }
 
+void SeeRange(const std::string& name, FigureRange range, Sightings* seen) {
+  auto [it, added] = seen->ranges.emplace(name, range);
+  if (added) return;
+  it->second.min = std::min(it->second.min, range.min);
+  it->second.max = std::max(it->second.max, range.max);
+}
+
 void See(const Event& e, Sightings* seen) {
   SeeInput(e.input_index, seen);
+  for (const char* name : Sightings::kRangedFacts) {
+    auto it = e.facts.find(name);
+    if (it != e.facts.end()) SeeRange(name, FigureRange{it->second.integer, it->second.integer}, seen);
+  }
   if (e.time.empty()) return;
   if (seen->first_time.empty() || e.time < seen->first_time) seen->first_time = e.time;
   if (e.time > seen->last_time) seen->last_time = e.time;
@@ -62,6 +73,7 @@ void AddSightings(Sightings&& from, Sightings* into) {
     into->first_time = from.first_time;
   if (from.last_time > into->last_time) into->last_time = from.last_time;
   for (const auto& [day, count] : from.days) SeeDay(day, count, into);
+  for (const auto& [name, range] : from.ranges) SeeRange(name, range, into);
 }
 
 void AddIdentity(const Event& e, Incident* incident) {
@@ -183,6 +195,7 @@ void IncidentGrouper::Add(Event&& event) {
   }
   if (it == index_.end()) {
     Incident incident;
+    See(event, &incident.seen);
     incident.kind = event.kind;
     incident.code = event.code;
     incident.title = event.title;
@@ -197,7 +210,6 @@ void IncidentGrouper::Add(Event&& event) {
     incident.excerpt_total = event.excerpt_total;
     incident.allocations = std::move(event.allocations);
     AddIdentity(event, &incident);
-    See(event, &incident.seen);
     index_[key] = incidents_.size();
     incidents_.push_back(std::move(incident));
     entries_kept_ = KeepListingWithinCap(entries_kept_, &incidents_.back(), &folded_);

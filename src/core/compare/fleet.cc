@@ -14,8 +14,6 @@ namespace {
 
 constexpr size_t kMaxMessageBytes = 160;
 constexpr size_t kTopPrograms = 10;
-const char* const kFigureFacts[] = {"requested_bytes", "free_bytes", "largest_free_bytes",
-                                    "limit_bytes",     "used_bytes", "capacity_bytes"};
 
 std::string FactText(const Facts& facts, const char* name) {
   auto it = facts.find(name);
@@ -107,19 +105,19 @@ std::string FailureFingerprint(const Incident& i, const std::string& message) {
   return hash.Hex();
 }
 
-void Spread(const Facts& facts, FleetFailure* failure) {
-  for (const char* name : kFigureFacts) {
-    auto it = facts.find(name);
-    if (it == facts.end()) continue;
+// The ranges of the incident's figures widen the failure's, in the order of kRangedFacts.
+void Spread(const Sightings& seen, FleetFailure* failure) {
+  for (const char* name : Sightings::kRangedFacts) {
+    auto range = seen.ranges.find(name);
+    if (range == seen.ranges.end()) continue;
     auto figure = std::find_if(failure->figures.begin(), failure->figures.end(),
                                [name](const FleetFigure& f) { return f.name == name; });
     if (figure == failure->figures.end()) {
-      failure->figures.push_back(FleetFigure{name, it->second.integer, it->second.integer, 0});
-      figure = failure->figures.end() - 1;
+      failure->figures.push_back(FleetFigure{name, range->second.min, range->second.max});
+      continue;
     }
-    figure->min = std::min(figure->min, it->second.integer);
-    figure->max = std::max(figure->max, it->second.integer);
-    ++figure->values;
+    figure->min = std::min(figure->min, range->second.min);
+    figure->max = std::max(figure->max, range->second.max);
   }
 }
 
@@ -155,8 +153,7 @@ void Add(const Incident& i, Gathered* g) {
     f.first_time = i.seen.first_time;
   f.last_time = std::max(f.last_time, i.seen.last_time);
   for (const auto& [day, count] : i.seen.days) g->days[day] += count;
-  Spread(i.facts, &f);
-  for (const auto& outlier : i.outliers) Spread(outlier.values, &f);
+  Spread(i.seen, &f);
 }
 
 void SortUnique(std::vector<int>* v) {

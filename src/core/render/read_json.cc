@@ -85,6 +85,10 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
   i->seen.first_time = seen.value("first_time", "");
   i->seen.last_time = seen.value("last_time", "");
   i->seen.days = seen.value("days", std::map<std::string, uint64_t>{});
+  for (const auto& [name, range] : Member(seen, "ranges").items()) {
+    if (range.is_array() && range.size() == 2 && range[0].is_number_integer() && range[1].is_number_integer())
+      i->seen.ranges[name] = FigureRange{range[0].get<int64_t>(), range[1].get<int64_t>()};
+  }
   const json& first = Member(j, "first");
   i->first.input = first.value("input", "");
   i->first.line = first.value("line", uint64_t{0});

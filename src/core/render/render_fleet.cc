@@ -96,7 +96,7 @@ ojson TotalsJson(const std::vector<FleetTotal>& totals, bool jobs = true) {
 ojson FailureJson(const FleetFailure& f) {
   ojson figures = ojson::object();
   for (const auto& figure : f.figures)
-    figures[figure.name] = {{"min", figure.min}, {"max", figure.max}, {"values", figure.values}};
+    figures[figure.name] = {{"min", figure.min}, {"max", figure.max}};
   return {{"fingerprint", f.fingerprint}, {"kind", f.kind}, {"code", f.code}, {"title", f.title},
           {"program", f.program}, {"cause", f.cause}, {"memory_space", f.memory_space}, {"chip", f.chip},
           {"message", f.message}, {"jobs", f.jobs}, {"occurrences", f.occurrences}, {"incidents", f.incidents},

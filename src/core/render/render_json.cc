@@ -29,6 +29,13 @@ ojson FactsJson(const Facts& facts) {
   return out;
 }
 
+// {"free_bytes": [min, max], ...}
+ojson RangesJson(const std::map<std::string, FigureRange>& ranges) {
+  ojson out = ojson::object();
+  for (const auto& [name, range] : ranges) out[name] = {range.min, range.max};
+  return out;
+}
+
 // The text as logged of the numeric facts ("147.64M"): their values are exact bytes.
 ojson PrintedJson(const Facts& facts) {
   ojson printed = ojson::object();
@@ -79,7 +86,8 @@ ojson IncidentJson(const Incident& i) {
   j["match"] = i.match;
   j["occurrences"] = i.occurrences;
   j["seen"] = {{"inputs", i.seen.inputs},
-               {"first_time", i.seen.first_time}, {"last_time", i.seen.last_time}, {"days", i.seen.days}};
+               {"first_time", i.seen.first_time}, {"last_time", i.seen.last_time}, {"days", i.seen.days},
+               {"ranges", RangesJson(i.seen.ranges)}};
   j["first"] = {{"input", i.first.input}, {"line", i.first.line}, {"who", i.first_who}};
   j["replicas"] = i.replicas;
   j["partitions"] = i.partitions;
