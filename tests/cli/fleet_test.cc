@@ -133,6 +133,18 @@ TEST_F(FleetTest, EveryFormatNamesTheFailureAndHtmlStaysInert) {
   EXPECT_NE(sarif.err.find("--fleet writes text, json, markdown or html"), std::string::npos);
 }
 
+TEST_F(FleetTest, TimestampsWithoutAYearAreDatedNearTheFleetsLatest) {
+  std::string iso = Write("iso.log", "2027-01-02 10:00:00,000 ERROR " + CudaOom("3.00"));
+  std::string december = Write("dec.log", ProgramLoad("1231 23:00:00.000000", "", "jit_a", "9.00G", "1.00G"));
+  std::string january = Write("jan.log", ProgramLoad("0101 01:00:00.000000", "", "jit_b", "9.00G", "1.00G"));
+  json fleet = Fleet({iso, december, january});
+  std::vector<std::string> days;
+  for (const auto& day : fleet["by_day"]) days.push_back(day["key"]);
+  EXPECT_EQ(days, (std::vector<std::string>{"2026-12-31", "2027-01-01", "2027-01-02"})) << fleet["by_day"].dump();
+  json alone = Fleet({december, january});  // no full timestamp: as the logs say
+  EXPECT_EQ(alone["by_day"][0]["key"], "--01-01");
+}
+
 TEST(MaskedMessage, SizesAreMaskedWithTheirUnits) {
   Incident i;
   i.excerpt = {"Tried to allocate 20.00 GiB; 1.2G of 0x0x1_HBM0, 33554432B, 3 TPUs, 4 Mbps, 5 K."};

@@ -3,6 +3,8 @@
 #include "oomlens/fleet.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -121,6 +123,41 @@ void Spread(const Sightings& seen, FleetFailure* failure) {
   }
 }
 
+// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
+int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  int64_t era = (y >= 0 ? y : y - 399) / 400;
+  int64_t yoe = y - era * 400;
+  int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+// Timestamps that name no year ("--11-30...", glog's) dated with the year that puts
+// them nearest the latest full timestamp of the fleet, so that one day has one key
+// and December comes before January. Without a full timestamp they stay as they are.
+class YearGuess {
+ public:
+  explicit YearGuess(const Report& merged) {
+    for (const Incident& i : merged.incidents)
+      if (!i.seen.last_time.empty() && i.seen.last_time[0] != '-') latest_ = std::max(latest_, i.seen.last_time);
+  }
+  std::string Dated(const std::string& text) const {
+    int month = 0, day = 0, year = 0, anchor_month = 0, anchor_day = 0;
+    if (latest_.empty() || std::sscanf(text.c_str(), "--%2d-%2d", &month, &day) != 2) return text;
+    if (std::sscanf(latest_.c_str(), "%4d-%2d-%2d", &year, &anchor_month, &anchor_day) != 3) return text;
+    int64_t anchor = DaysFromCivil(year, anchor_month, anchor_day);
+    int best = year;
+    for (int y : {year - 1, year + 1}) {
+      if (std::llabs(DaysFromCivil(y, month, day) - anchor) < std::llabs(DaysFromCivil(best, month, day) - anchor))
+        best = y;
+    }
+    return std::to_string(best) + text.substr(1);
+  }
+
+ private:
+  std::string latest_;
+};
+
 // A failure under construction: the jobs of its incidents, not yet made unique.
 struct Gathered {
   FleetFailure failure;
@@ -144,15 +181,15 @@ FleetFailure NewFailure(const Incident& i, const std::string& fingerprint, std::
   return f;
 }
 
-void Add(const Incident& i, Gathered* g) {
+void Add(const Incident& i, const YearGuess& year, Gathered* g) {
   FleetFailure& f = g->failure;
   ++f.incidents;
   f.occurrences += i.occurrences;
   g->jobs.insert(g->jobs.end(), i.seen.inputs.begin(), i.seen.inputs.end());
-  if (!i.seen.first_time.empty() && (f.first_time.empty() || i.seen.first_time < f.first_time))
-    f.first_time = i.seen.first_time;
-  f.last_time = std::max(f.last_time, i.seen.last_time);
-  for (const auto& [day, count] : i.seen.days) g->days[day] += count;
+  std::string first = year.Dated(i.seen.first_time), last = year.Dated(i.seen.last_time);
+  if (!first.empty() && (f.first_time.empty() || first < f.first_time)) f.first_time = first;
+  f.last_time = std::max(f.last_time, last);
+  for (const auto& [day, count] : i.seen.days) g->days[year.Dated(day)] += count;
   Spread(i.seen, &f);
 }
 
@@ -204,12 +241,13 @@ class Tally {
 std::vector<Gathered> GatherFailures(const Report& merged) {
   std::vector<Gathered> gathered;
   std::map<std::string, size_t> index;
+  YearGuess year(merged);
   for (const Incident& i : merged.incidents) {
     std::string message = MaskedMessage(i);
     std::string fingerprint = FailureFingerprint(i, message);
     auto [it, added] = index.emplace(fingerprint, gathered.size());
     if (added) gathered.push_back(Gathered{NewFailure(i, fingerprint, std::move(message)), {}, {}});
-    Add(i, &gathered[it->second]);
+    Add(i, year, &gathered[it->second]);
   }
   int inputs = static_cast<int>(merged.inputs.size());
   for (Gathered& g : gathered) {

@@ -18,8 +18,8 @@ std::string FleetHeadline(const FleetReport& fleet);
 std::string FleetIdentity(const FleetFailure& failure);
 /// "2026-11-02T10:00:00 .. 2026-11-30T09:14:11", "" when untimed
 std::string FleetWhen(const FleetFailure& failure);
-/// "worker-0.log, worker-3.log and 810 more"
-std::string FleetJobs(const FleetFailure& failure);
+/// "worker-0.log, worker-3.log and 810 more": at most `named` names.
+std::string FleetJobs(const FleetFailure& failure, size_t named);
 /// "requested 29.49G .. 31.00G, free 147.64M"
 std::string FleetFigures(const FleetFailure& failure);
 

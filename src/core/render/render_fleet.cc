@@ -1,5 +1,6 @@
 // A fleet report as text, Markdown and JSON (fleet_schema_version 1); HTML is in
 // render_fleet_html.cc. Every string from a log goes through Printable.
+#include <algorithm>
 #include <sstream>
 
 #include "core/render/fleet_labels.h"
@@ -40,7 +41,7 @@ void RenderFleetText(const FleetReport& f, std::ostream& out) {
     out << "\n   " << Printable(failure.message) << "\n";
     if (!failure.figures.empty()) out << "   " << FleetFigures(failure) << "\n";
     if (!failure.summary.empty()) out << "   " << Printable(failure.summary) << "\n";
-    out << "   jobs: " << Printable(FleetJobs(failure)) << "\n";
+    out << "   jobs: " << Printable(FleetJobs(failure, 5)) << "\n";
     out << "   fingerprint " << failure.fingerprint << "\n";
   }
   TextTotals("By cause", f.by_cause, true, out);
@@ -167,10 +168,11 @@ std::string FleetWhen(const FleetFailure& failure) {
   return failure.first_time == failure.last_time ? failure.first_time : failure.first_time + " .. " + failure.last_time;
 }
 
-std::string FleetJobs(const FleetFailure& failure) {
+std::string FleetJobs(const FleetFailure& failure, size_t named) {
   std::string out;
-  for (const auto& job : failure.some_jobs) out += (out.empty() ? "" : ", ") + job;
-  if (failure.jobs > failure.some_jobs.size()) out += " and " + GroupedCount(failure.jobs - failure.some_jobs.size()) + " more";
+  size_t shown = std::min(named, failure.some_jobs.size());
+  for (size_t k = 0; k < shown; ++k) out += (out.empty() ? "" : ", ") + failure.some_jobs[k];
+  if (failure.jobs > shown) out += " and " + GroupedCount(failure.jobs - shown) + " more";
   return out;
 }
 

@@ -73,7 +73,7 @@ void FailureRow(const FleetFailure& f, size_t number, std::ostream& out) {
       << Escaped(f.kind + (f.code.empty() ? "" : " " + f.code)) << (f.program.empty() ? "" : "<br>")
       << Escaped(f.program) << "</td><td><code>" << Escaped(f.message) << "</code><br>" << Escaped(FleetFigures(f))
       << "<br><span class='muted'>" << Escaped(f.summary) << "</span><br><span class='muted'>jobs: "
-      << Escaped(FleetJobs(f)) << "</span></td><td>" << Escaped(FleetWhen(f)) << "</td></tr>\n";
+      << Escaped(FleetJobs(f, FleetFailure::kMaxJobsNamed)) << "</span></td><td>" << Escaped(FleetWhen(f)) << "</td></tr>\n";
 }
 
 }  // namespace
