@@ -175,10 +175,11 @@ package() {
 
 # The wheel, built offline from Debian's packages (no registry of Python packages is
 # reachable: --no-build-isolation), then installed in a fresh venv that sees Debian's
-# packages and run on the example.
+# packages and run on the example, and as the fleet on a local Dask cluster.
 python_package() {
   install_deps
-  install_packages python3-setuptools python3-wheel python3-pip python3-venv
+  install_packages python3-setuptools python3-wheel python3-pip python3-venv python3-dask python3-distributed \
+    python3-fsspec
   rm -rf dist build-python
   /usr/bin/python3 -m pip wheel --no-build-isolation --no-deps -w dist . >/dev/null
   local wheel venv
@@ -189,8 +190,15 @@ python_package() {
   (cd "$venv" && "$venv/bin/python" -m oomlens "$OLDPWD/testdata/examples/multihost_e0101.log" >/dev/null) || [ $? -eq 1 ]
   (cd "$venv" && "$venv/bin/python" -c "import oomlens, sys; r = oomlens.scan(sys.argv[1]); assert r.incidents, r" \
     "$OLDPWD/testdata/examples/multihost_e0101.log")
+  local fleet_code=0
+  (cd "$venv" && "$venv/bin/python" -m oomlens fleet --workers 2 -q "$OLDPWD/testdata/logs/tpu_runtime" \
+    > "$venv/fleet.txt") || fleet_code=$?
+  if [ "$fleet_code" -ne 1 ] || ! grep -q '^oomlens fleet: 15 jobs, 15 with an OOM' "$venv/fleet.txt"; then
+    say "python -m oomlens fleet from the venv exited $fleet_code: $(head -3 "$venv/fleet.txt")"
+    return 1
+  fi
   rm -rf "$venv"
-  say "$wheel built, installed in a fresh venv and run on the example"
+  say "$wheel built, installed in a fresh venv and run on the example and as a fleet"
 }
 
 case "${1:-}" in
