@@ -69,11 +69,12 @@ scan_all_logs() {
 
 run_fuzzers() {
   local dir=$1 seconds=${FUZZ_SECONDS:-30} seeds="$1/fuzz-seeds"
-  rm -rf "$seeds" && mkdir -p "$seeds"/{scan,size,expr,rules}
+  rm -rf "$seeds" && mkdir -p "$seeds"/{scan,size,expr,rules,report}
   local n=0 f
   while IFS= read -r f; do cp "$f" "$seeds/scan/$((n++))_${f##*/}"; done \
     < <(find testdata ../shared/corpus -name '*.log' -size -256k 2>/dev/null)
   while IFS= read -r f; do cp "$f" "$seeds/rules/$((n++))_${f##*/}"; done < <(find rules testdata/bad-rules -name '*.json')
+  while IFS= read -r f; do cp "$f" "$seeds/report/$((n++))_${f##*/}"; done < <(find testdata/expected -name '*.json' -size -16k)
   for f in tests/fuzz/regressions/*; do  # past findings: <target>_<what>
     [ -e "$f" ] && cp "$f" "$seeds/${f##*/}" && mv "$seeds/${f##*/}" "$seeds/$(basename "$f" | cut -d_ -f1)/"
   done
@@ -82,7 +83,7 @@ run_fuzzers() {
   printf '%s\n' 'requested_bytes > free_bytes and has(program)' 'requested_bytes / free_bytes < 1.1' \
     '{requested_bytes - free_bytes:ratio} x' 'max(requested_bytes, 1G) >= 2 * free_bytes or not has(program)' \
     | split -l 1 - "$seeds/expr/e"
-  for target in scan size expr rules; do
+  for target in scan size expr rules report; do
     mkdir -p "$dir/fuzz-corpus/$target"
     say "fuzzing ${target}_fuzzer for ${seconds}s"
     "$dir/${target}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
+#include "oomlens/render.h"
 #include "tests/cli/cli_harness.h"
 
 namespace oomlens {
@@ -55,7 +56,11 @@ TEST_F(BadInput, MalformedReportsAreErrorsNotCrashes) {
   const char* errors[] = {
       R"({"schema_version":"1"})", R"({"schema_version":null})", R"({"schema_version":1.5})",
       R"({"schema_version":1,"incidents":[5]})", R"({"schema_version":1,"incidents":[{"kind":"x","occurrences":-5}]})",
-      R"({"schema_version":1,"incidents":[{"kind":"x","first":{"line":"ten"}}]})", R"([1,2])"};
+      R"({"schema_version":1,"incidents":[{"kind":"x","first":{"line":"ten"}}]})", R"([1,2])",
+      R"({"schema_version":1,"incidents":[{"kind":"x","seen":{"inputs":["a"]}}]})",
+      R"({"schema_version":1,"incidents":[{"kind":"x","seen":{"inputs":[-1]}}]})",
+      R"({"schema_version":1,"incidents":[{"kind":"x","seen":{"days":{"2026-11-30":0}}}]})",
+      R"({"schema_version":1,"incidents":[{"kind":"x","seen":{"days":{"2026-11-30":-3}}}]})"};
   for (const char* doc : errors) {
     Result r = Run({"merge", Write("report.json", doc)});
     EXPECT_EQ(r.code, kExitError) << doc;
@@ -63,8 +68,24 @@ TEST_F(BadInput, MalformedReportsAreErrorsNotCrashes) {
   }
   const char* lenient[] = {R"({"schema_version":1,"incidents":[{"kind":"x"}]})",
                            R"({"schema_version":1,"incidents":[{"kind":"x","first":{},"series":{}}]})",
-                           R"({"schema_version":1,"incidents":[{"kind":"x","first":5,"series":{"first":3}}]})"};
+                           R"({"schema_version":1,"incidents":[{"kind":"x","first":5,"series":{"first":3}}]})",
+                           // inputs beyond the report's, unknown or inverted ranges: mended or dropped
+                           R"({"schema_version":1,"incidents":[{"kind":"x","seen":{"inputs":[7,3],)"
+                           R"("ranges":{"free_bytes":[9,1],"nonsense":[1,2]}}}]})"};
   for (const char* doc : lenient) EXPECT_EQ(Run({"merge", Write("report.json", doc)}).code, kExitOomFound) << doc;
+}
+
+// report_fuzzer's finding: a listing's summary without free_block_count (an edited
+// report) made the text renderer throw out of std::map::at, and merge abort.
+TEST_F(BadInput, AReportMissingADerivedFigureRendersInEveryFormat) {
+  std::string report =
+      std::string(OOMLENS_SOURCE_DIR) + "/tests/fuzz/regressions/report_listing_summary_without_block_count";
+  for (const std::string& format : FormatNames()) {
+    Result r = Run({"--format", format, "merge", report});
+    EXPECT_EQ(r.code, kExitOomFound) << format << ": " << r.err;
+  }
+  EXPECT_EQ(Run({"--fleet", "merge", report}).code, kExitOomFound);
+  EXPECT_NE(Run({"merge", report}).out.find("free 2.25G, largest 256.00M"), std::string::npos);
 }
 
 // A report over kMaxReportBytes (256 MiB once inflated; 260 KB gzipped here) is

@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
 #include <map>
 #include <unordered_map>
 
@@ -69,6 +71,36 @@ bool ReadListingSummary(const json& j, Incident* i, std::string* error) {
   return true;
 }
 
+// "seen": inputs out of range are mended once the report's inputs are known.
+bool ReadSightings(const json& seen, Sightings* out, std::string* error) {
+  for (const auto& v : seen.value("inputs", json::array())) {
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > INT32_MAX) {
+      *error = "seen.inputs must be indexes into inputs";
+      return false;
+    }
+    out->inputs.push_back(static_cast<int>(v.get<int64_t>()));
+  }
+  out->first_time = seen.value("first_time", "");
+  out->last_time = seen.value("last_time", "");
+  for (const auto& [day, count] : Member(seen, "days").items()) {
+    if (!count.is_number_unsigned() || count.get<uint64_t>() == 0) {
+      *error = "seen.days counts must be whole numbers of 1 or more";
+      return false;
+    }
+    if (out->days.size() < Sightings::kMaxDays) out->days[day] = count.get<uint64_t>();
+  }
+  for (const auto& item : Member(seen, "ranges").items()) {
+    const std::string& name = item.key();
+    const json& range = item.value();
+    bool known = std::any_of(std::begin(Sightings::kRangedFacts), std::end(Sightings::kRangedFacts),
+                             [&name](const char* ranged) { return name == ranged; });
+    if (known && range.is_array() && range.size() == 2 && range[0].is_number_integer() &&
+        range[1].is_number_integer() && range[0].get<int64_t>() <= range[1].get<int64_t>())
+      out->ranges[name] = FigureRange{range[0].get<int64_t>(), range[1].get<int64_t>()};
+  }
+  return true;
+}
+
 bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* error) {
   i->kind = j.value("kind", "");
   i->code = j.value("code", "");
@@ -80,15 +112,7 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
     return false;
   }
   i->occurrences = j.value("occurrences", uint64_t{1});
-  const json& seen = Member(j, "seen");
-  i->seen.inputs = seen.value("inputs", std::vector<int>{});
-  i->seen.first_time = seen.value("first_time", "");
-  i->seen.last_time = seen.value("last_time", "");
-  i->seen.days = seen.value("days", std::map<std::string, uint64_t>{});
-  for (const auto& [name, range] : Member(seen, "ranges").items()) {
-    if (range.is_array() && range.size() == 2 && range[0].is_number_integer() && range[1].is_number_integer())
-      i->seen.ranges[name] = FigureRange{range[0].get<int64_t>(), range[1].get<int64_t>()};
-  }
+  if (!ReadSightings(Member(j, "seen"), &i->seen, error)) return false;
   const json& first = Member(j, "first");
   i->first.input = first.value("input", "");
   i->first.line = first.value("line", uint64_t{0});

@@ -145,9 +145,11 @@ std::string AllocationsHead(const Incident& i) {
   std::string head = "allocations (" + std::to_string(Listed(i)) + " listed";
   std::string live = DerivedSize(i, "allocated_total_bytes"), free = DerivedSize(i, "free_total_bytes");
   if (!live.empty() && !free.empty()) head += ", live " + live;
-  if (!free.empty()) {
-    head += ", free " + free + " in " + i.derived.at("free_block_count").text + " blocks, largest " +
-            DerivedSize(i, "largest_free_block_bytes");
+  if (!free.empty()) {  // a report read back may lack the count (a summary from another version, or edited)
+    auto blocks = i.derived.find("free_block_count");
+    head += ", free " + free + (blocks != i.derived.end() ? " in " + blocks->second.text + " blocks" : "");
+    std::string largest = DerivedSize(i, "largest_free_block_bytes");
+    if (!largest.empty()) head += ", largest " + largest;
   }
   std::string padding = DerivedSize(i, "padding_total_bytes");
   if (!padding.empty()) head += ", padding " + padding + " in total";
