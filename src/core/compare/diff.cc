@@ -11,14 +11,8 @@
 namespace oomlens {
 namespace {
 
-
-std::string Text(const Facts& facts, const char* name) {
-  const FactValue* v = FactIn(facts, name);
-  return v ? v->text : "";
-}
-
 std::string MatchKey(const Incident& i) {
-  return i.kind + "|" + Text(i.facts, "program") + "|" + Text(i.facts, "memory_space");
+  return i.kind + "|" + FactTextIn(i.facts, "program") + "|" + FactTextIn(i.facts, "memory_space");
 }
 
 // The numbers a reader looks at first come first; the rest by name.
@@ -125,7 +119,7 @@ IncidentDiff Describe(const Incident& i, IncidentDiff::Status status, bool befor
   d.kind = i.kind;
   d.code = i.code;
   d.title = i.title;
-  d.program = Text(i.facts, "program");
+  d.program = FactTextIn(i.facts, "program");
   (before ? d.before_cause : d.after_cause) = i.diagnosis.best.cause;
   (before ? d.before_occurrences : d.after_occurrences) = i.occurrences;
   (before ? d.before_first : d.after_first) = i.first;

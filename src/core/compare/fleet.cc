@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/input/line_cleaner.h"
+#include "core/model/fact_values.h"
 #include "core/model/hash.h"
 
 namespace oomlens {
@@ -16,11 +17,6 @@ namespace {
 
 constexpr size_t kMaxMessageBytes = 160;
 constexpr size_t kTopPrograms = 10;
-
-std::string FactText(const Facts& facts, const char* name) {
-  auto it = facts.find(name);
-  return it == facts.end() ? "" : it->second.text;
-}
 
 bool IsNameChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
@@ -93,15 +89,15 @@ std::string Masked(std::string_view text, size_t max) {
 }
 
 std::string ChipOf(const Incident& i) {
-  std::string chip = FactText(i.facts, "chip");
-  if (chip.empty()) chip = FactText(i.derived, "chip");
+  std::string chip = FactTextIn(i.facts, "chip");
+  if (chip.empty()) chip = FactTextIn(i.derived, "chip");
   return chip.empty() ? "unknown" : chip;
 }
 
 std::string FailureFingerprint(const Incident& i, const std::string& message) {
   Fnv1a hash;
-  for (const std::string& field : {i.kind, FactText(i.facts, "program"), i.diagnosis.best.cause,
-                                   FactText(i.facts, "memory_space"), message}) {
+  for (const std::string& field : {i.kind, FactTextIn(i.facts, "program"), i.diagnosis.best.cause,
+                                   FactTextIn(i.facts, "memory_space"), message}) {
     hash.Add(field).Add("\x1f");
   }
   return hash.Hex();
@@ -171,9 +167,9 @@ FleetFailure NewFailure(const Incident& i, const std::string& fingerprint, std::
   f.kind = i.kind;
   f.code = i.code;
   f.title = i.title;
-  f.program = FactText(i.facts, "program");
+  f.program = FactTextIn(i.facts, "program");
   f.cause = i.diagnosis.best.cause;
-  f.memory_space = FactText(i.facts, "memory_space");
+  f.memory_space = FactTextIn(i.facts, "memory_space");
   f.chip = ChipOf(i);
   f.message = std::move(message);
   f.summary = i.diagnosis.summary;

@@ -20,6 +20,12 @@ inline const FactValue* FactIn(const Facts& facts, std::string_view name) {
   return it == facts.end() ? nullptr : &it->second;
 }
 
+/// The text of the fact name in facts, "" when absent.
+inline std::string FactTextIn(const Facts& facts, std::string_view name) {
+  const FactValue* v = FactIn(facts, name);
+  return v ? v->text : "";
+}
+
 inline FactValue SizeValue(double bytes, double tolerance = 0) {
   FactValue v;
   v.type = FactType::kSize;
