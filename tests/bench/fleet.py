@@ -115,6 +115,13 @@ def main():
         assert fleet_of(results[1][0]) == reference, "1 worker differs from oomlens merge --fleet"
         assert fleet_of(results[2][0]) == reference, "2 workers differ from oomlens merge --fleet"
         print("equal: the fleet report of 1 worker, of 2 workers, and `oomlens merge --fleet` of the per-file reports")
+        command = [sys.executable, "-m", "oomlens", "fleet", "--workers", "2", "--format", "json", "-q",
+                   os.path.join(work, "logs")]
+        started = time.monotonic()
+        done = subprocess.run(command, capture_output=True, text=True)
+        assert done.returncode == 1 and done.stdout == reference, "python -m oomlens fleet differs"
+        print(f"equal: `python -m oomlens fleet --workers 2` ({time.monotonic() - started:.1f} s, cluster start "
+              "included)")
         killed, mid_run = killed_worker_run(paths)
         assert fleet_of(killed) == reference, "a killed worker changed the report"
         print(f"equal after a worker was SIGKILLed {'mid-run' if mid_run else '(the run had ended first)'}")
