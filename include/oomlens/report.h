@@ -73,13 +73,19 @@ struct CauseMatch {
   std::vector<std::string> evidence;  ///< for alternatives: what speaks for this cause
 };
 
+/// A tip that does not fit this incident, and why (the cause rule says).
+struct Consideration {
+  std::string advice, why;
+};
+
 /// What oomlens concludes about one incident.
 struct Diagnosis {
   CauseMatch best;
   std::vector<CauseMatch> alternatives;  ///< other rules that matched, best first
   std::string summary;
   std::vector<std::string> evidence;
-  std::vector<std::string> advice;
+  std::vector<std::string> advice;  ///< what applies to this incident, the tip to try first first
+  std::vector<Consideration> also_consider;  ///< tips that rank low here, with why
   std::vector<std::string> docs;
 };
 

@@ -18,6 +18,30 @@ std::vector<std::string> RenderLines(const std::vector<TemplateLine>& lines, con
   return out;
 }
 
+// Advice whose condition holds, highest rank first (rule order among equals), each
+// with its basis; the rest, where the rule says why they do not apply, as "also consider".
+void RenderAdvice(const std::vector<TemplateLine>& lines, const FactLookup& facts, Diagnosis* d) {
+  struct Ranked {
+    double rank;
+    std::string text;
+  };
+  std::vector<Ranked> ranked;
+  std::string text, part;
+  for (const auto& line : lines) {
+    bool applies = !line.when || line.when->Evaluate(facts).truth();
+    if (!line.text->Render(facts, &text)) continue;
+    if (!applies) {
+      if (line.why_not && line.why_not->Render(facts, &part)) d->also_consider.push_back(Consideration{text, part});
+      continue;
+    }
+    if (line.basis && line.basis->Render(facts, &part)) text += " (" + part + ")";
+    Value rank = line.rank ? line.rank->Evaluate(facts) : Value{};
+    ranked.push_back(Ranked{rank.present ? rank.number : 0, text});
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) { return a.rank > b.rank; });
+  for (auto& r : ranked) d->advice.push_back(std::move(r.text));
+}
+
 // Notes hold evidence for or against a cause that any diagnosis shows (a flat
 // memory series before an OOM speaks against a leak, whatever the cause).
 void AddNotes(const RuleData& rules, const Incident& incident, const FactLookup& facts, Diagnosis* d) {
@@ -81,7 +105,7 @@ void Decide(const RuleData& rules, Incident* incident) {
   auto summary = RenderLines(best.summary, facts, true);
   d.summary = summary.empty() ? best.cause : summary.front();
   d.evidence = RenderLines(best.evidence, facts, false);
-  d.advice = RenderLines(best.advice, facts, false);
+  RenderAdvice(best.advice, facts, &d);
   d.docs = best.docs;
   AddNotes(rules, *incident, facts, &d);
 }

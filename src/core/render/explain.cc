@@ -16,9 +16,24 @@ std::string Upper(std::string s) {
   return s;
 }
 
+// "- text", then what decides where it goes: "when ...; rank ...; basis ...; else: ...".
+void ExplainAdvice(const TemplateLine& advice, std::ostream& out) {
+  out << "    - " << advice.source << "\n";
+  std::string how;
+  auto add = [&how](const char* label, const std::string& part) {
+    if (!part.empty()) how += (how.empty() ? "" : "; ") + std::string(label) + part;
+  };
+  add("when ", advice.when ? advice.when->source() : "");
+  add("rank ", advice.rank_source);
+  add("basis: ", advice.basis_source);
+  add("otherwise also consider, because: ", advice.why_not_source);
+  if (!how.empty()) out << "      (" << how << ")\n";
+}
+
 void ExplainCauses(const RuleData& data, const std::set<std::string>& kinds, const std::string& cause,
                    std::ostream& out) {
-  out << "\nCauses oomlens tells apart, and how:\n";
+  out << "\nCauses oomlens tells apart, and how (advice: when it applies, its rank, higher first, and what its\n"
+         "figures rest on; a tip that does not apply is shown under 'also consider' with why not):\n";
   for (const auto& rule : data.causes) {
     bool for_kind = rule.kinds.empty() ? kinds.empty() || rule.fallback
                                        : std::any_of(rule.kinds.begin(), rule.kinds.end(),
@@ -29,7 +44,7 @@ void ExplainCauses(const RuleData& data, const std::set<std::string>& kinds, con
     out << "\n  " << rule.cause << " (rule " << rule.id << ", confidence " << confidence << ")\n";
     out << "    when: " << (rule.fallback ? "no other rule matches" : rule.when ? rule.when->source() : "always") << "\n";
     if (!rule.summary.empty()) out << "    says: " << rule.summary.back().source << "\n";
-    for (const auto& advice : rule.advice) out << "    - " << advice.source << "\n";
+    for (const auto& advice : rule.advice) ExplainAdvice(advice, out);
     for (const auto& doc : rule.docs) out << "    see " << doc << "\n";
   }
 }

@@ -49,6 +49,9 @@ std::string Details(const Incident& i, size_t number) {
   for (const auto& e : i.diagnosis.evidence) out << "- " << MarkdownCell(e) << "\n";
   if (!i.diagnosis.advice.empty()) out << "\n**Advice**\n\n";
   for (size_t k = 0; k < i.diagnosis.advice.size(); ++k) out << k + 1 << ". " << MarkdownCell(i.diagnosis.advice[k]) << "\n";
+  if (!i.diagnosis.also_consider.empty()) out << "\n**Also consider**\n\n";
+  for (const auto& c : i.diagnosis.also_consider)
+    out << "- " << MarkdownCell(c.advice) << " (" << MarkdownCell(c.why) << ")\n";
   for (const auto& doc : i.diagnosis.docs) out << "\nSee " << doc << "\n";
   out << "\n```text\n";
   for (size_t k = 0; k < i.excerpt.size() && k < 12; ++k) out << Fenced(i.excerpt[k].substr(0, 500)) << "\n";

@@ -177,6 +177,11 @@ void RenderIncidentHtml(const Incident& i, size_t number, std::ostream& out) {
     for (const auto& a : d.advice) out << "<li>" << HtmlEscape(a) << "</li>";
     out << "</ol>\n";
   }
+  if (!d.also_consider.empty()) {
+    out << "<h3>Also consider</h3><ul class='muted'>";
+    for (const auto& c : d.also_consider) out << "<li>" << HtmlEscape(c.advice) << " (" << HtmlEscape(c.why) << ")</li>";
+    out << "</ul>\n";
+  }
   for (const auto& doc : d.docs) {
     bool web = doc.rfind("https://", 0) == 0 || doc.rfind("http://", 0) == 0;
     out << "<p>" << (web ? "<a href='" + HtmlEscape(doc) + "'>" : "") << HtmlEscape(doc) << (web ? "</a>" : "") << "</p>\n";

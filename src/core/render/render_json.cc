@@ -113,6 +113,9 @@ ojson IncidentJson(const Incident& i) {
   j["summary"] = d.summary;
   j["evidence"] = d.evidence;
   j["advice"] = d.advice;
+  ojson also = ojson::array();
+  for (const auto& c : d.also_consider) also.push_back({{"advice", c.advice}, {"why", c.why}});
+  j["also_consider"] = also;
   j["docs"] = d.docs;
   j["rule"] = d.best.rule;
   j["alternatives"] = alternatives;

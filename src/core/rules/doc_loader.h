@@ -41,6 +41,7 @@ class DocLoader {
   std::shared_ptr<RE2> Regex(const json& obj, const std::string& key, const std::string& ptr,
                              bool required);
   std::shared_ptr<Expr> Expression(const std::string& src, const std::string& ptr, bool condition);
+  bool AdviceParts(const json& item, const std::string& ptr, TemplateLine* line);
   bool Lines(const json& obj, const std::string& key, const std::string& ptr,
              std::vector<TemplateLine>* out);
   void Samples(const json& obj, const std::string& ptr, std::vector<Sample>* out);

@@ -275,10 +275,10 @@ class Parser {
       }
       return Make(Node::Op::kHas, Unit::kBool, fact);
     }
-    size_t arity = name == "abs" ? 1 : (name == "min" || name == "max") ? 2 : 0;
+    size_t arity = (name == "abs" || name == "ceil" || name == "floor") ? 1 : (name == "min" || name == "max") ? 2 : 0;
     if (arity == 0) {
       pos_ = name_pos;
-      Fail("unknown function '" + name + "' (functions: has, min, max, abs)");
+      Fail("unknown function '" + name + "' (functions: has, min, max, abs, ceil, floor)");
       return nullptr;
     }
     auto call = Make(Node::Op::kCall, Unit::kNumber, name);
@@ -429,8 +429,8 @@ Value Eval(const Node& n, const FactLookup& facts) {
     case Node::Op::kCall: {
       Value a = Eval(*n.args[0], facts);
       if (!a.present) return a;
-      if (n.name == "abs") {
-        a.number = std::fabs(a.number);
+      if (n.name == "abs" || n.name == "ceil" || n.name == "floor") {
+        a.number = n.name == "abs" ? std::fabs(a.number) : n.name == "ceil" ? std::ceil(a.number) : std::floor(a.number);
         return a;
       }
       Value b = Eval(*n.args[1], facts);

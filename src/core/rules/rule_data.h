@@ -102,10 +102,16 @@ struct Signature {
 };
 
 /// A line of a summary, evidence or advice, shown when its condition holds.
+/// Advice lines may also rank themselves, say what their figures rest on, and
+/// say why they do not apply (docs/rules.md, "Advice").
 struct TemplateLine {
   std::shared_ptr<Expr> when;  // may be null
   std::shared_ptr<Template> text;
   std::string source;          // the template as written (for `oomlens explain`)
+  std::shared_ptr<Expr> rank;        // advice: a number, higher first; null: 0
+  std::shared_ptr<Template> basis;   // advice: what its computed figures rest on; may be null
+  std::shared_ptr<Template> why_not; // advice: shown under "also consider" when `when` fails; may be null
+  std::string rank_source, basis_source, why_not_source;
 };
 
 /// How a cause is decided from facts. See docs/rules.md.

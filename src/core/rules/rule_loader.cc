@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <utility>
 
 #include <re2/re2.h>
@@ -29,6 +30,7 @@ const std::set<std::string> kCauseKeys = {"id", "cause", "kinds", "when", "confi
                                           "summary", "evidence", "advice", "docs", "samples",
                                           "description", "note"};
 const std::set<std::string> kLineKeys = {"when", "text"};
+const std::set<std::string> kAdviceKeys = {"when", "text", "rank", "basis", "why_not"};
 
 template <typename T>
 void Upsert(std::vector<T>* list, T item) {
@@ -169,10 +171,11 @@ bool DocLoader::Lines(const json& obj, const std::string& key, const std::string
     std::string text;
     if (item.is_string()) {
       text = item.get<std::string>();
-    } else if (item.is_object() && CheckKeys(item, kLineKeys, p)) {
+    } else if (item.is_object() && CheckKeys(item, key == "advice" ? kAdviceKeys : kLineKeys, p)) {
       std::string when;
       if (!String(item, "text", p, true, &text) || !String(item, "when", p, false, &when)) continue;
       if (!when.empty() && !(line.when = Expression(when, p + "/when", true))) continue;
+      if (!AdviceParts(item, p, &line)) continue;
       p += "/text";
     } else {
       if (!item.is_object()) Error(p, "expected a string or {\"when\", \"text\"}", "see docs/rules.md");
@@ -188,6 +191,36 @@ bool DocLoader::Lines(const json& obj, const std::string& key, const std::string
       continue;
     }
     out->push_back(std::move(line));
+  }
+  return true;
+}
+
+// An advice line's rank (a number), basis and why_not (templates), when given.
+bool DocLoader::AdviceParts(const json& item, const std::string& ptr, TemplateLine* line) {
+  if (!String(item, "rank", ptr, false, &line->rank_source) || !String(item, "basis", ptr, false, &line->basis_source) ||
+      !String(item, "why_not", ptr, false, &line->why_not_source)) {
+    return false;
+  }
+  if (!line->rank_source.empty()) {
+    line->rank = Expression(line->rank_source, ptr + "/rank", false);
+    if (!line->rank) return false;
+    if (line->rank->unit() != Unit::kNumber) {
+      Error(ptr + "/rank", "'" + line->rank_source + "' is not a number", "rank with a number, e.g. 2 or "
+            "requested_bytes / free_bytes; higher ranks come first");
+      return false;
+    }
+  }
+  for (auto [source, out, name] : {std::tuple{&line->basis_source, &line->basis, "basis"},
+                                   std::tuple{&line->why_not_source, &line->why_not, "why_not"}}) {
+    if (source->empty()) continue;
+    std::string error;
+    size_t offset = 0;
+    *out = Template::Parse(*source, &error, &offset);
+    if (!*out) {
+      Error(ptr + "/" + name, "bad template at column " + std::to_string(offset + 1) + ": " + error,
+            "parts are {expression} or {expression:format}");
+      return false;
+    }
   }
   return true;
 }

@@ -60,6 +60,9 @@ TEST_F(ExprTest, ArithmeticAndUnits) {
   EXPECT_TRUE(Eval("requested_bytes > 2 * free_bytes and requested_bytes >= 29G").truth());
   EXPECT_TRUE(Eval("max(requested_bytes, free_bytes) == requested_bytes").truth());
   EXPECT_TRUE(Eval("abs(free_bytes - requested_bytes) > 1G").truth());
+  EXPECT_EQ(Eval("ceil(requested_bytes / free_bytes)").number, 205);  // 204.5x
+  EXPECT_EQ(Eval("floor(requested_bytes / free_bytes)").number, 204);
+  EXPECT_EQ(Eval("ceil(requested_bytes / 16G)").number, 2);
   EXPECT_TRUE(Eval("-(free_bytes) < 0").truth());
 }
 
@@ -88,7 +91,7 @@ TEST_F(ExprTest, ErrorsSayWhatAndWhere) {
   EXPECT_EQ(ParseError("requested_bytes >"), "expression ends too early @17");
   EXPECT_EQ(ParseError("has(bogus)"), "has() needs a fact name, got 'bogus' @4");
   EXPECT_EQ(ParseError("program > 1"), "cannot compare a text fact with a number @11");
-  EXPECT_EQ(ParseError("frobnicate(1)"), "unknown function 'frobnicate' (functions: has, min, max, abs) @0");
+  EXPECT_EQ(ParseError("frobnicate(1)"), "unknown function 'frobnicate' (functions: has, min, max, abs, ceil, floor) @0");
   EXPECT_EQ(ParseError("requested_bytes * free_bytes"), "cannot multiply two sizes @28");
   EXPECT_EQ(ParseError("(requested_bytes > 1G"), "expected ')' @21");
   EXPECT_EQ(ParseError("requested_bytes > 1Q"), "bad size literal: '1Q' has an unknown size unit 'Q' @18");
