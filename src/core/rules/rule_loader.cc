@@ -204,7 +204,7 @@ bool DocLoader::AdviceParts(const json& item, const std::string& ptr, TemplateLi
   if (!line->rank_source.empty()) {
     line->rank = Expression(line->rank_source, ptr + "/rank", false);
     if (!line->rank) return false;
-    if (line->rank->unit() != Unit::kNumber) {
+    if (line->rank->unit() != Unit::kNumber && line->rank->unit() != Unit::kAny) {  // kAny: a plain literal
       Error(ptr + "/rank", "'" + line->rank_source + "' is not a number", "rank with a number, e.g. 2 or "
             "requested_bytes / free_bytes; higher ranks come first");
       return false;
