@@ -1,0 +1,106 @@
+// Advice ranked by the incident's own figures: the mechanism (rank, basis,
+// why_not) and, on real logs whose reports record what fixed them, whether the
+// first tip points at that fix (testdata/advice/known_fixes.json).
+#include <gtest/gtest.h>
+#include <re2/re2.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "oomlens/render.h"
+#include "tests/core/scan_fixture.h"
+
+namespace oomlens {
+namespace {
+
+const char kRankedRule[] = R"({
+  "version": 1,
+  "causes": [{
+    "id": "test.ranked", "cause": "oversize", "kinds": ["tpu_program_load"], "when": "requested_bytes > free_bytes",
+    "confidence": 0.99, "summary": ["s"],
+    "advice": [
+      {"text": "plain, rank 0"},
+      {"text": "shard over {ceil(requested_bytes / free_bytes):int} devices",
+       "rank": "requested_bytes / free_bytes", "basis": "asked / free"},
+      {"when": "requested_bytes < 2 * free_bytes", "text": "smaller batch", "rank": "100",
+       "why_not": "it asks {requested_bytes / free_bytes:ratio} what is free"},
+      {"when": "requested_bytes < 2 * free_bytes", "text": "dropped without a why_not"},
+      {"text": "rank 1, after the shard tip", "rank": "1"}
+    ]
+  }]
+})";
+
+const char kLoad[] =
+    "RESOURCE_EXHAUSTED: Error loading program 'jit_step': Attempting to reserve 10.00G at the bottom of "
+    "memory. That was not possible. There are 4.00G free, 0B reserved, and 4.00G reservable.\n";
+
+class AdviceTest : public ScanFixture {};
+
+TEST_F(AdviceTest, RankBasisAndWhyNotPlaceEachTip) {
+  std::vector<Problem> problems;
+  ASSERT_TRUE(rules_.LoadText("ranked.json", kRankedRule, &problems)) << (problems.empty() ? "" : problems[0].message);
+  Report report = Scan(kLoad);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const Diagnosis& d = report.incidents[0].diagnosis;
+  ASSERT_EQ(d.best.rule, "test.ranked");
+  EXPECT_EQ(d.advice, (std::vector<std::string>{"shard over 3 devices (asked / free)", "rank 1, after the shard tip",
+                                                "plain, rank 0"}));
+  ASSERT_EQ(d.also_consider.size(), 1u);
+  EXPECT_EQ(d.also_consider[0].advice, "smaller batch");
+  EXPECT_EQ(d.also_consider[0].why, "it asks 2.50x what is free");
+  std::ostringstream json;
+  RenderJson(report, json);
+  EXPECT_NE(json.str().find(R"("also_consider": [)"), std::string::npos);
+}
+
+TEST_F(AdviceTest, ARankThatIsNotANumberIsARuleError) {
+  std::string bad = kRankedRule;
+  bad.replace(bad.find(R"("rank": "1")"), 11, R"("rank": "requested_bytes")");
+  std::vector<Problem> problems;
+  EXPECT_FALSE(rules_.LoadText("bad.json", bad, &problems));
+  ASSERT_FALSE(problems.empty());
+  std::string said = FormatProblem(problems[0]);
+  EXPECT_NE(said.find("bad.json:13:"), std::string::npos) << said;
+  EXPECT_NE(said.find("/causes/0/advice/4/rank: 'requested_bytes' is not a number"), std::string::npos) << said;
+}
+
+// The root incident: the first that follows from no other.
+const Incident* Root(const Report& report) {
+  for (const auto& incident : report.incidents)
+    if (incident.consequence_of == 0) return &incident;
+  return report.incidents.empty() ? nullptr : &report.incidents[0];
+}
+
+TEST_F(AdviceTest, TheFirstTipPointsAtTheFixThatWorkedOnRealLogs) {
+  const std::string dir = std::string(OOMLENS_SOURCE_DIR) + "/testdata/advice/";
+  std::ifstream in(dir + "known_fixes.json");
+  nlohmann::json known = nlohmann::json::parse(in);
+  size_t agree = 0, total = 0;
+  for (const auto& log : known["logs"]) {
+    std::string file = log["file"];
+    Scanner scanner(rules_, {});
+    ASSERT_TRUE(scanner.ScanFile(dir + file)) << file;
+    Report report = scanner.Finish();
+    const Incident* root = Root(report);
+    ASSERT_NE(root, nullptr) << file;
+    ASSERT_FALSE(root->diagnosis.advice.empty()) << file;
+    RE2 fix(log["top_tip"].get<std::string>());
+    bool first = RE2::PartialMatch(root->diagnosis.advice.front(), fix);
+    EXPECT_EQ(first, log["agrees"].get<bool>())
+        << file << ": the first tip is now '" << root->diagnosis.advice.front() << "'; the fix was: " << log["fix"]
+        << " (update testdata/advice/known_fixes.json if the tip moved for the better)";
+    bool anywhere = false;
+    for (const auto& tip : root->diagnosis.advice) anywhere = anywhere || RE2::PartialMatch(tip, fix);
+    EXPECT_TRUE(anywhere) << file << ": no tip points at the fix that worked (" << log["fix"] << ")";
+    agree += first;
+    ++total;
+  }
+  std::printf("first tip agrees with the recorded fix on %zu of %zu real logs\n", agree, total);
+  EXPECT_GE(total, 15u);
+}
+
+}  // namespace
+}  // namespace oomlens
