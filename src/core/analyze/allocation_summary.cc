@@ -4,9 +4,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "oomlens/size.h"
 
@@ -140,10 +145,74 @@ void SummarizeBlocks(const std::vector<Allocation>& allocations, Facts* derived,
 }
 
 
+// The dimensions of a TPU shape, its layout (minor to major) and tile:
+// "s32[8388608,8,4]{2,1,0:T(8,128)}" -> {8388608, 8, 4}, {2, 1, 0}, (8, 128).
+struct TiledShape {
+  std::vector<int64_t> dims;
+  std::vector<size_t> minor_to_major;
+  int64_t tile_second_minor = 0, tile_minor = 0;
+};
+
+bool ReadNumbers(std::string_view text, std::vector<int64_t>* out) {
+  while (!text.empty()) {
+    size_t comma = text.find(',');
+    std::string_view part = text.substr(0, comma);
+    int64_t v = 0;
+    auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (error != std::errc() || end != part.data() + part.size() || v < 0) return false;
+    out->push_back(v);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+  }
+  return true;
+}
+
+std::optional<TiledShape> ReadTiledShape(std::string_view shape) {
+  size_t open = shape.find('['), close = shape.find(']');
+  size_t layout = shape.find('{'), tile = shape.find(":T(");
+  if (open == std::string_view::npos || close < open || layout < close || tile == std::string_view::npos) return {};
+  TiledShape t;
+  std::vector<int64_t> order, tiles;
+  if (!ReadNumbers(shape.substr(open + 1, close - open - 1), &t.dims) || t.dims.empty()) return {};
+  if (!ReadNumbers(shape.substr(layout + 1, tile - layout - 1), &order) || order.size() != t.dims.size()) return {};
+  size_t tile_end = shape.find(')', tile);
+  if (tile_end == std::string_view::npos || !ReadNumbers(shape.substr(tile + 3, tile_end - tile - 3), &tiles) ||
+      tiles.size() != 2 || tiles[0] == 0 || tiles[1] == 0) {
+    return {};
+  }
+  for (int64_t k : order) {
+    if (k >= static_cast<int64_t>(t.dims.size())) return {};
+    t.minor_to_major.push_back(static_cast<size_t>(k));
+  }
+  t.tile_second_minor = tiles[0];
+  t.tile_minor = tiles[1];
+  return t;
+}
+
+int64_t RoundUp(int64_t n, int64_t to) { return n > INT64_MAX - to ? n : (n + to - 1) / to * to; }
+
+// Which dimensions of the most padded allocation's shape the TPU tile pads, and by
+// how much: what a tip can name ("the minor dimension 4 pads to 128").
+void DescribeTilePadding(const Allocation& a, Facts* derived) {
+  const FactValue* shape = Field(a, "shape");
+  std::optional<TiledShape> t = shape ? ReadTiledShape(shape->text) : std::nullopt;
+  if (!t) return;
+  int64_t minor = t->dims[t->minor_to_major[0]];
+  (*derived)["padding_shape"] = TextValue(shape->text);
+  (*derived)["padding_minor_dim"] = CountValue(minor);
+  (*derived)["padding_minor_padded"] = CountValue(RoundUp(minor, t->tile_minor));
+  if (t->dims.size() >= 2) {
+    int64_t second = t->dims[t->minor_to_major[1]];
+    (*derived)["padding_second_minor_dim"] = CountValue(second);
+    (*derived)["padding_second_minor_padded"] = CountValue(RoundUp(second, t->tile_second_minor));
+  }
+  (*derived)["padding_largest_dim"] = CountValue(*std::max_element(t->dims.begin(), t->dims.end()));
+}
+
 // The entry count, the largest entry and the padding waste.
 void SummarizeEntries(const std::vector<Allocation>& allocations, Facts* derived) {
   (*derived)["allocation_count"] = CountValue(static_cast<int64_t>(allocations.size()));
   const Allocation* largest = nullptr;
+  const Allocation* most_padded = nullptr;
   double padding = 0, padding_tolerance = 0, largest_padding = -1, expansion = 0;
   for (const auto& a : allocations) {
     const FactValue* size = Field(a, "size_bytes");
@@ -153,8 +222,12 @@ void SummarizeEntries(const std::vector<Allocation>& allocations, Facts* derived
       padding_tolerance += p->tolerance;
       largest_padding = std::max(largest_padding, p->number);
     }
-    if (const FactValue* e = Field(a, "expansion")) expansion = std::max(expansion, e->number);
+    if (const FactValue* e = Field(a, "expansion"); e && e->number > expansion) {
+      expansion = e->number;
+      most_padded = &a;
+    }
   }
+  if (most_padded) DescribeTilePadding(*most_padded, derived);
   if (largest_padding >= 0) {
     (*derived)["padding_total_bytes"] = SizeValue(padding, padding_tolerance);
     (*derived)["largest_padding_bytes"] = SizeValue(largest_padding, 0);
@@ -178,7 +251,9 @@ const char* const kListingFacts[] = {
     "largest_free_block_bytes", "top_owner",                   "top_owner_bytes",          "top_owner_share",
     "identical_buffers_count",  "identical_buffers_bytes",     "identical_buffers_share",  "identical_buffers_shape",
     "padding_total_bytes",      "largest_padding_bytes",       "max_expansion",            "largest_allocation_bytes",
-    "largest_allocation_shape", "largest_allocation_operator", "largest_allocation_label", "largest_allocation_source"};
+    "largest_allocation_shape", "largest_allocation_operator", "largest_allocation_label", "largest_allocation_source",
+    "padding_shape",            "padding_minor_dim",           "padding_minor_padded",     "padding_second_minor_dim",
+    "padding_second_minor_padded", "padding_largest_dim"};
 
 }  // namespace
 

@@ -26,6 +26,12 @@ int Rank(const std::string& fact) {
 
 bool Numeric(const FactValue& v) { return v.type == FactType::kSize || v.type == FactType::kCount; }
 
+// The dimensions of the most padded shape (padding_minor_dim ...) describe a shape
+// for the advice, not memory: a diff shows the padding in bytes instead.
+bool ShapeDimension(const std::string& name) {
+  return name.rfind("padding_", 0) == 0 && name.find("_bytes") == std::string::npos;
+}
+
 bool Differ(const FactValue& a, const FactValue& b) {
   return std::fabs(static_cast<double>(a.integer - b.integer)) > a.tolerance + b.tolerance + 0.5;
 }
@@ -35,7 +41,7 @@ std::vector<FactChange> CompareFacts(const Incident& a, const Incident& b) {
   std::map<std::string, FactChange> changes;
   auto collect = [&changes](const Facts& facts, bool before) {
     for (const auto& [name, value] : facts) {
-      if (!Numeric(value)) continue;
+      if (!Numeric(value) || ShapeDimension(name)) continue;
       FactChange& c = changes[name];
       c.name = name;
       (before ? c.in_before : c.in_after) = true;

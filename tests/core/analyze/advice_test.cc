@@ -67,6 +67,39 @@ TEST_F(AdviceTest, ARankThatIsNotANumberIsARuleError) {
   EXPECT_NE(said.find("/causes/0/advice/4/rank: 'requested_bytes' is not a number"), std::string::npos) << said;
 }
 
+// A listing of the compiler's largest allocations with one entry of shape.
+std::string PaddedListing(const std::string& shape) {
+  return "Compilation failure: Ran out of memory in memory space hbm. Used 41.74G of 16.00G hbm. Exceeded hbm "
+         "capacity by 25.74G.\n"
+         "  Largest program allocations in hbm:\n"
+         "  1. Size: 32.00G\n"
+         "     Shape: " + shape + "\n"
+         "     Unpadded size: 1.00G\n"
+         "     Extra memory due to padding: 31.00G (32.0x expansion)\n";
+}
+
+TEST_F(AdviceTest, ThePaddingTipNamesTheDimensionTheTilePads) {
+  auto first_tip = [this](const std::string& shape) {
+    Report report = Scan(PaddedListing(shape));
+    return report.incidents.empty() || report.incidents[0].diagnosis.advice.empty()
+               ? std::string() : report.incidents[0].diagnosis.advice[0];
+  };
+  EXPECT_NE(first_tip("s32[8388608,8,4]{2,1,0:T(8,128)}").find("the minor dimension is 4, which the TPU tile pads "
+                                                                "to 128 (32.0x its size)"), std::string::npos);
+  // Layout {0,1}: dimension 0 (size 4) is minor; dimension 1 (1048576) is the one to make minor.
+  std::string transposed = first_tip("f32[4,1048576]{0,1:T(8,128)}");
+  EXPECT_NE(transposed.find("the minor dimension is 4, which the TPU tile pads to 128"), std::string::npos) << transposed;
+  EXPECT_NE(transposed.find("so the 1048576 dimension is minor"), std::string::npos) << transposed;
+  std::string second = first_tip("bf16[1048576,2,128]{2,1,0:T(16,128)}");  // 2 rows padded to 16
+  EXPECT_NE(second.find("the second-minor dimension is 2, which the TPU tile pads to 16 (8.00x its size)"),
+            std::string::npos) << second;
+  for (const char* broken : {"f32[4,8]{0,1,2:T(8,128)}", "f32[4,8]{9,0:T(8,128)}", "f32[4,x]{1,0:T(8,128)}",
+                             "f32[4,8]{1,0:T(0,128)}", "f32[4,8]", "f32[99999999999999999999,8]{1,0:T(8,128)}"}) {
+    std::string tip = first_tip(broken);  // a shape it cannot read: the general layout tip, never a crash
+    EXPECT_EQ(tip.find("which the TPU tile pads"), std::string::npos) << broken << ": " << tip;
+  }
+}
+
 // The root incident: the first that follows from no other.
 const Incident* Root(const Report& report) {
   for (const auto& incident : report.incidents)
