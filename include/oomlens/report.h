@@ -86,6 +86,7 @@ struct Diagnosis {
   std::vector<std::string> evidence;
   std::vector<std::string> advice;  ///< what applies to this incident, the tip to try first first
   std::vector<Consideration> also_consider;  ///< tips that rank low here, with why
+  std::string fit;  ///< what would fit (a batch share, a device count), with its assumption; may be empty
   std::vector<std::string> docs;
 };
 

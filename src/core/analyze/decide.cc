@@ -106,6 +106,8 @@ void Decide(const RuleData& rules, Incident* incident) {
   d.summary = summary.empty() ? best.cause : summary.front();
   d.evidence = RenderLines(best.evidence, facts, false);
   RenderAdvice(best.advice, facts, &d);
+  auto fit = RenderLines(best.fit, facts, true);
+  if (!fit.empty()) d.fit = fit.front();
   d.docs = best.docs;
   AddNotes(rules, *incident, facts, &d);
 }

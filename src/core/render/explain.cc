@@ -45,6 +45,8 @@ void ExplainCauses(const RuleData& data, const std::set<std::string>& kinds, con
     out << "    when: " << (rule.fallback ? "no other rule matches" : rule.when ? rule.when->source() : "always") << "\n";
     if (!rule.summary.empty()) out << "    says: " << rule.summary.back().source << "\n";
     for (const auto& advice : rule.advice) ExplainAdvice(advice, out);
+    for (const auto& fit : rule.fit)
+      out << "    would fit: " << fit.source << (fit.when ? " (when " + fit.when->source() + ")" : "") << "\n";
     for (const auto& doc : rule.docs) out << "    see " << doc << "\n";
   }
 }

@@ -49,6 +49,7 @@ std::string Details(const Incident& i, size_t number) {
   for (const auto& e : i.diagnosis.evidence) out << "- " << MarkdownCell(e) << "\n";
   if (!i.diagnosis.advice.empty()) out << "\n**Advice**\n\n";
   for (size_t k = 0; k < i.diagnosis.advice.size(); ++k) out << k + 1 << ". " << MarkdownCell(i.diagnosis.advice[k]) << "\n";
+  if (!i.diagnosis.fit.empty()) out << "\n**Would fit:** " << MarkdownCell(i.diagnosis.fit) << "\n";
   if (!i.diagnosis.also_consider.empty()) out << "\n**Also consider**\n\n";
   for (const auto& c : i.diagnosis.also_consider)
     out << "- " << MarkdownCell(c.advice) << " (" << MarkdownCell(c.why) << ")\n";

@@ -177,6 +177,7 @@ void RenderIncidentHtml(const Incident& i, size_t number, std::ostream& out) {
     for (const auto& a : d.advice) out << "<li>" << HtmlEscape(a) << "</li>";
     out << "</ol>\n";
   }
+  if (!d.fit.empty()) out << "<p><b>Would fit:</b> " << HtmlEscape(d.fit) << "</p>\n";
   if (!d.also_consider.empty()) {
     out << "<h3>Also consider</h3><ul class='muted'>";
     for (const auto& c : d.also_consider) out << "<li>" << HtmlEscape(c.advice) << " (" << HtmlEscape(c.why) << ")</li>";

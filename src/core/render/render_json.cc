@@ -116,6 +116,7 @@ ojson IncidentJson(const Incident& i) {
   ojson also = ojson::array();
   for (const auto& c : d.also_consider) also.push_back({{"advice", c.advice}, {"why", c.why}});
   j["also_consider"] = also;
+  j["fit"] = d.fit;
   j["docs"] = d.docs;
   j["rule"] = d.best.rule;
   j["alternatives"] = alternatives;

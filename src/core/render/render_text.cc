@@ -264,6 +264,7 @@ void RenderIncident(const Incident& i, size_t number, const Style& style, const 
       out << "      " << k + 1 << ". " << Printable(d.advice[k]) << "\n";
     }
   }
+  if (!d.fit.empty()) row("would fit ", d.fit);
   if (!d.also_consider.empty()) out << "    " << style.Dim("also consider") << "\n";
   for (const auto& c : d.also_consider) out << "      - " << Printable(c.advice) << " (" << Printable(c.why) << ")\n";
   for (const auto& doc : d.docs) row("docs      ", doc);

@@ -123,6 +123,7 @@ struct CauseRule {
   bool fallback = false;  // used only when no other rule matches
   bool note = false;      // decides no cause: when it holds, its evidence joins any diagnosis
   std::vector<TemplateLine> summary, evidence, advice;
+  std::vector<TemplateLine> fit;  // what would fit: the first that holds and renders
   std::vector<std::string> docs;
   std::vector<Sample> samples;
 };

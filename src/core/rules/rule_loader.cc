@@ -27,7 +27,7 @@ constexpr off_t kMaxRuleFileBytes = 16 << 20;  // the built-in rules are under 1
 
 const std::set<std::string> kTopKeys = {"$schema", "version", "description", "signatures", "causes"};
 const std::set<std::string> kCauseKeys = {"id", "cause", "kinds", "when", "confidence", "fallback",
-                                          "summary", "evidence", "advice", "docs", "samples",
+                                          "summary", "evidence", "advice", "fit", "docs", "samples",
                                           "description", "note"};
 const std::set<std::string> kLineKeys = {"when", "text"};
 const std::set<std::string> kAdviceKeys = {"when", "text", "rank", "basis", "why_not"};
@@ -269,6 +269,7 @@ bool DocLoader::LoadCause(const json& j, const std::string& ptr, CauseRule* rule
   Lines(j, "summary", ptr, &rule->summary);
   Lines(j, "evidence", ptr, &rule->evidence);
   Lines(j, "advice", ptr, &rule->advice);
+  Lines(j, "fit", ptr, &rule->fit);
   if (!j.contains("summary") && !rule->note) Error(ptr, "missing 'summary'", "add \"summary\": \"...\"");
   Samples(j, ptr, &rule->samples);
   return problems_->size() == before;

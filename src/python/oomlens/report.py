@@ -52,6 +52,7 @@ class Incident:
     evidence: List[str]
     advice: List[str]
     also_consider: List[Dict[str, str]]  # {"advice", "why"}: tips that rank low for this incident
+    fit: str  # what would fit (a batch share, a device count) with its assumption; "" when unknown
     docs: List[str]
     rule: str
     facts: Dict[str, Any]
@@ -80,7 +81,7 @@ class Incident:
             kind=j["kind"], code=j["code"], title=j["title"], occurrences=j["occurrences"],
             first=Location.from_json(j["first"]), cause=j["cause"], confidence=j["confidence"],
             summary=j["summary"], evidence=list(j["evidence"]), advice=list(j["advice"]),
-            also_consider=list(j.get("also_consider", [])), docs=list(j["docs"]),
+            also_consider=list(j.get("also_consider", [])), fit=j.get("fit", ""), docs=list(j["docs"]),
             rule=j["rule"], facts=dict(j["facts"]), printed=dict(j["printed"]), derived=dict(j["derived"]),
             replicas=list(j["replicas"]), partitions=list(j["partitions"]), ranks=list(j["ranks"]),
             hosts=list(j["hosts"]), devices=list(j["devices"]), allocations=list(j["allocations"]),

@@ -16,7 +16,7 @@
 namespace oomlens {
 namespace {
 
-const char kRankedRule[] = R"({
+const char kRankedRule[] = R"json({
   "version": 1,
   "causes": [{
     "id": "test.ranked", "cause": "oversize", "kinds": ["tpu_program_load"], "when": "requested_bytes > free_bytes",
@@ -29,9 +29,11 @@ const char kRankedRule[] = R"({
        "why_not": "it asks {requested_bytes / free_bytes:ratio} what is free"},
       {"when": "requested_bytes < 2 * free_bytes", "text": "dropped without a why_not"},
       {"text": "rank 1, after the shard tip", "rank": "1"}
-    ]
+    ],
+    "fit": [{"when": "requested_bytes < free_bytes", "text": "never"},
+            "{ceil(requested_bytes / free_bytes):int} devices (if it divides evenly)", "not reached"]
   }]
-})";
+})json";
 
 const char kLoad[] =
     "RESOURCE_EXHAUSTED: Error loading program 'jit_step': Attempting to reserve 10.00G at the bottom of "
@@ -48,17 +50,19 @@ TEST_F(AdviceTest, RankBasisAndWhyNotPlaceEachTip) {
   ASSERT_EQ(d.best.rule, "test.ranked");
   EXPECT_EQ(d.advice, (std::vector<std::string>{"shard over 3 devices (asked / free)", "rank 1, after the shard tip",
                                                 "plain, rank 0"}));
+  EXPECT_EQ(d.fit, "3 devices (if it divides evenly)");
   ASSERT_EQ(d.also_consider.size(), 1u);
   EXPECT_EQ(d.also_consider[0].advice, "smaller batch");
   EXPECT_EQ(d.also_consider[0].why, "it asks 2.50x what is free");
   std::ostringstream json;
   RenderJson(report, json);
   EXPECT_NE(json.str().find(R"("also_consider": [)"), std::string::npos);
+  EXPECT_NE(json.str().find(R"x("fit": "3 devices (if it divides evenly)")x"), std::string::npos);
 }
 
 TEST_F(AdviceTest, ARankThatIsNotANumberIsARuleError) {
   std::string bad = kRankedRule;
-  bad.replace(bad.find(R"("rank": "1")"), 11, R"("rank": "requested_bytes")");
+  bad.replace(bad.find(R"("rank": "1")"), 11, R"("rank": "requested_bytes")");  // line 13
   std::vector<Problem> problems;
   EXPECT_FALSE(rules_.LoadText("bad.json", bad, &problems));
   ASSERT_FALSE(problems.empty());
