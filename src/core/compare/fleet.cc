@@ -3,90 +3,17 @@
 #include "oomlens/fleet.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <set>
 
-#include "core/input/line_cleaner.h"
+#include "core/compare/fleet_keys.h"
 #include "core/model/fact_values.h"
 #include "core/model/hash.h"
 
 namespace oomlens {
 namespace {
 
-constexpr size_t kMaxMessageBytes = 160;
 constexpr size_t kTopPrograms = 10;
-
-bool IsNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
-}
-
-// "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED ..." -> "RESOURCE_EXHAUSTED ...": the
-// class a wrapper raised differs from job to job for one failure.
-std::string_view WithoutExceptionClass(std::string_view text) {
-  for (;;) {
-    size_t colon = text.find(": ");
-    if (colon == std::string_view::npos || colon == 0) return text;
-    std::string_view name = text.substr(0, colon);
-    bool is_class = std::all_of(name.begin(), name.end(), IsNameChar) &&
-                    (name.find("Error") != std::string_view::npos || name.find("Exception") != std::string_view::npos);
-    if (!is_class) return text;
-    text.remove_prefix(colon + 2);
-  }
-}
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-// The length of the number at text[i] ("29.49", "1,024") with the size unit that
-// follows it ("G", " GiB", "B"): the unit a log prints changes with the number.
-size_t NumberLength(std::string_view text, size_t i) {
-  size_t end = i;
-  while (end < text.size() && (IsDigit(text[end]) || ((text[end] == '.' || text[end] == ',') &&
-                                                       end + 1 < text.size() && IsDigit(text[end + 1])))) {
-    ++end;
-  }
-  size_t unit = end < text.size() && text[end] == ' ' ? end + 1 : end;
-  for (std::string_view u : {"KiB", "MiB", "GiB", "TiB", "PiB", "KB", "kB", "MB", "GB", "TB", "PB", "B", "K", "k", "M",
-                             "G", "T", "P"}) {
-    if (text.substr(unit, u.size()) != u) continue;
-    size_t after = unit + u.size();
-    if (after < text.size() && (IsNameChar(text[after]) && text[after] != '.')) continue;
-    return after - i;
-  }
-  return end - i;
-}
-
-// Numbers (with their size units) masked, runs of blanks made one space, cut at
-// max bytes (not inside a character).
-std::string Masked(std::string_view text, size_t max) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    bool blank = c == ' ' || c == '\t' || c == '\r' || c == '\n';
-    if (IsDigit(c)) {
-      out += '#';
-      i += NumberLength(text, i) - 1;
-    } else if (blank) {
-      if (!out.empty() && out.back() != ' ') out += ' ';
-    } else {
-      out += c;
-    }
-    if (out.size() >= max) break;
-  }
-  if (out.size() >= max) {  // cut: drop a character the cut split
-    out.resize(max);
-    size_t lead = out.size();
-    while (lead > 0 && (static_cast<unsigned char>(out[lead - 1]) & 0xC0) == 0x80) --lead;
-    if (lead > 0 && static_cast<unsigned char>(out[lead - 1]) >= 0xC0) {
-      unsigned char c = static_cast<unsigned char>(out[lead - 1]);
-      size_t length = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
-      if (out.size() - (lead - 1) < length) out.resize(lead - 1);
-    }
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
 
 std::string ChipOf(const Incident& i) {
   std::string chip = FactTextIn(i.facts, "chip");
@@ -118,41 +45,6 @@ void Spread(const Sightings& seen, FleetFailure* failure) {
     figure->max = std::max(figure->max, range->second.max);
   }
 }
-
-// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  int64_t era = (y >= 0 ? y : y - 399) / 400;
-  int64_t yoe = y - era * 400;
-  int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
-}
-
-// Timestamps that name no year ("--11-30...", glog's) dated with the year that puts
-// them nearest the latest full timestamp of the fleet, so that one day has one key
-// and December comes before January. Without a full timestamp they stay as they are.
-class YearGuess {
- public:
-  explicit YearGuess(const Report& merged) {
-    for (const Incident& i : merged.incidents)
-      if (!i.seen.last_time.empty() && i.seen.last_time[0] != '-') latest_ = std::max(latest_, i.seen.last_time);
-  }
-  std::string Dated(const std::string& text) const {
-    int month = 0, day = 0, year = 0, anchor_month = 0, anchor_day = 0;
-    if (latest_.empty() || std::sscanf(text.c_str(), "--%2d-%2d", &month, &day) != 2) return text;
-    if (std::sscanf(latest_.c_str(), "%4d-%2d-%2d", &year, &anchor_month, &anchor_day) != 3) return text;
-    int64_t anchor = DaysFromCivil(year, anchor_month, anchor_day);
-    int best = year;
-    for (int y : {year - 1, year + 1}) {
-      if (std::llabs(DaysFromCivil(y, month, day) - anchor) < std::llabs(DaysFromCivil(best, month, day) - anchor))
-        best = y;
-    }
-    return std::to_string(best) + text.substr(1);
-  }
-
- private:
-  std::string latest_;
-};
 
 // A failure under construction: the jobs of its incidents, not yet made unique.
 struct Gathered {
@@ -280,18 +172,6 @@ void CountInputs(const Report& merged, const std::vector<Gathered>& gathered, Fl
 }
 
 }  // namespace
-
-std::string MaskedMessage(const Incident& incident) {
-  LineCleaner cleaner;
-  std::string joined;
-  for (const std::string& line : incident.excerpt) {
-    std::string_view message = WithoutExceptionClass(cleaner.Clean(line).message);
-    if (!joined.empty()) joined += ' ';
-    joined.append(message.data(), message.size());
-    if (joined.size() >= 2 * kMaxMessageBytes) break;
-  }
-  return Masked(joined, kMaxMessageBytes);
-}
 
 FleetReport SummarizeFleet(const Report& merged) {
   FleetReport fleet;
