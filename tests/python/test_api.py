@@ -22,6 +22,12 @@ def test_diagnose_gives_typed_objects():
     assert incident.first.line == 1 and incident.first.input == "<paste>"
     assert incident.advice and incident.evidence
     assert "oversize" in repr(report)
+    # advice ranked for this incident: 204.5x what is free is no batch problem
+    assert incident.advice[0].startswith("Only 147.64M of HBM is free")
+    assert [c["advice"][:20] for c in incident.also_consider] == ["Lower the batch (or "]
+    assert "204.5x what is free" in incident.also_consider[0]["why"]
+    assert incident.fit.startswith("a program of at most 147.64M")
+    assert incident.seen["inputs"] == [0]
 
 
 def test_diagnose_reads_a_pytorch_message_and_bytes():
