@@ -69,6 +69,9 @@ TEST_F(BadInput, MalformedReportsAreErrorsNotCrashes) {
   const char* lenient[] = {R"({"schema_version":1,"incidents":[{"kind":"x"}]})",
                            R"({"schema_version":1,"incidents":[{"kind":"x","first":{},"series":{}}]})",
                            R"({"schema_version":1,"incidents":[{"kind":"x","first":5,"series":{"first":3}}]})",
+                           // floats no integer can hold (report_fuzzer): read as 0, never converted
+                           R"({"schema_version":1,"incidents":[{"kind":"x","partitions":[-1e300],"replicas":[1e300],)"
+                           R"("first":{"line":-5.5},"excerpt_lines":1e308}]})",
                            // inputs beyond the report's, unknown or inverted ranges: mended or dropped
                            R"({"schema_version":1,"incidents":[{"kind":"x","seen":{"inputs":[7,3],)"
                            R"("ranges":{"free_bytes":[9,1],"nonsense":[1,2]}}}]})"};

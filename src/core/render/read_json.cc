@@ -173,6 +173,19 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
 // The incidents of a report, each read as the parser closes it and dropped from
 // the document: the whole document took about ten times its text (2.69 GB for a
 // 512 MiB report). Errors are kept for after the schema version is checked.
+// Floats no integer field can hold become 0: oomlens writes counts and sizes as
+// integers, and converting a negative or huge float to an integer is undefined
+// (report_fuzzer: "partitions": [-1e300]). Fractions (confidence, shares) stay.
+void ClampUnrepresentableFloats(json* j) {
+  if (j->is_number_float()) {
+    double v = j->get<double>();
+    if (!(v >= 0 && v < 9.2e18)) *j = 0.0;
+    return;
+  }
+  if (j->is_structured())
+    for (auto& item : *j) ClampUnrepresentableFloats(&item);
+}
+
 class IncidentReader {
  public:
   bool operator()(int depth, json::parse_event_t event, json& parsed) {
@@ -182,6 +195,7 @@ class IncidentReader {
     bool element_end = event == json::parse_event_t::object_end || event == json::parse_event_t::array_end ||
                        event == json::parse_event_t::value;
     if (depth != 2 || !in_array_ || !element_end) return true;
+    ClampUnrepresentableFloats(&parsed);
     Read(parsed);
     return false;  // not kept in the document
   }
@@ -231,6 +245,7 @@ bool ParseJsonReport(std::string_view text, Report* report, std::string* error) 
     *error = reader.error;
     return false;
   }
+  ClampUnrepresentableFloats(&doc);
   try {
     for (const auto& in : doc.value("inputs", json::array())) {
       report->inputs.push_back(
