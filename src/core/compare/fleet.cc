@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "core/compare/fleet_keys.h"
 #include "core/model/fact_values.h"

@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
-from . import _core
+from . import _core, _files_under
 from .report import Problem, Report
 
 __all__ = ["scan", "submit", "expand", "FleetReport", "Failure", "Total", "main"]
@@ -123,17 +123,6 @@ def _is_url(path: str) -> bool:
     return "://" in path and not path.startswith("file://")
 
 
-def _local_files_under(directory: str) -> List[str]:
-    found = []
-    for root, dirs, files in os.walk(directory):
-        dirs.sort()
-        for name in sorted(files):
-            path = os.path.join(root, name)
-            if os.path.isfile(path) and not os.path.islink(path):
-                found.append(path)
-    return found
-
-
 def _expand_url(item: str) -> List[str]:
     import fsspec  # only where remote paths are given
     fs, path = fsspec.core.url_to_fs(item)
@@ -160,7 +149,7 @@ def expand(paths_or_globs: Union[str, Iterable[str]]) -> List[str]:
         elif _glob.has_magic(item):
             found = [p for p in sorted(_glob.glob(item, recursive=True)) if os.path.isfile(p)]
         elif os.path.isdir(item):
-            found = _local_files_under(item)
+            found = _files_under(item)
         else:
             found = [item] if os.path.lexists(item) else []
         if not found:
