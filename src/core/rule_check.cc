@@ -26,6 +26,7 @@ class SampleChecker {
 
   void CheckSignature(const Signature& sig);
   void CheckCause(const CauseRule& rule);
+  void CheckAdviceBasis(const CauseRule& rule);
   bool ok() const { return ok_; }
 
  private:
@@ -154,7 +155,20 @@ void SampleChecker::CheckSignature(const Signature& sig) {
   }
 }
 
+// A tip that computes a figure says what the figure rests on (docs/rules.md, "Advice").
+void SampleChecker::CheckAdviceBasis(const CauseRule& rule) {
+  for (size_t i = 0; i < rule.advice.size(); ++i) {
+    const TemplateLine& line = rule.advice[i];
+    if (line.basis || !line.text->Computes()) continue;
+    problems_->push_back(Problem{Problem::Severity::kWarning, rule.where,
+                                 "cause rule '" + rule.id + "': advice " + std::to_string(i + 1) +
+                                     " computes a figure but does not say what it rests on",
+                                 "add \"basis\": \"...\" (the figures and the assumption), see docs/rules.md, 'Advice'"});
+  }
+}
+
 void SampleChecker::CheckCause(const CauseRule& rule) {
+  CheckAdviceBasis(rule);
   if (rule.samples.empty()) Fail(rule.where, "cause rule '" + rule.id + "' has no samples",
                                  "add \"samples\": [{\"facts\": {...}, \"expect\": true}]");
   for (const Sample& s : rule.samples) {

@@ -275,10 +275,10 @@ class Parser {
       }
       return Make(Node::Op::kHas, Unit::kBool, fact);
     }
-    size_t arity = (name == "abs" || name == "ceil" || name == "floor") ? 1 : (name == "min" || name == "max") ? 2 : 0;
+    size_t arity = (name == "abs" || name == "ceil" || name == "floor" || name == "sqrt") ? 1 : (name == "min" || name == "max") ? 2 : 0;
     if (arity == 0) {
       pos_ = name_pos;
-      Fail("unknown function '" + name + "' (functions: has, min, max, abs, ceil, floor)");
+      Fail("unknown function '" + name + "' (functions: has, min, max, abs, ceil, floor, sqrt)");
       return nullptr;
     }
     auto call = Make(Node::Op::kCall, Unit::kNumber, name);
@@ -303,6 +303,10 @@ class Parser {
     }
     if (!Numeric(unit)) {
       Fail(name + "() needs numbers or sizes");
+      return nullptr;
+    }
+    if (name == "sqrt" && unit != Unit::kNumber) {
+      Fail("sqrt() needs a number (a ratio of two sizes), not a size");
       return nullptr;
     }
     call->unit = unit;
@@ -429,6 +433,12 @@ Value Eval(const Node& n, const FactLookup& facts) {
     case Node::Op::kCall: {
       Value a = Eval(*n.args[0], facts);
       if (!a.present) return a;
+      if (n.name == "sqrt") {
+        if (a.number < 0) return Absent(n.unit);
+        a.number = std::sqrt(a.number);
+        a.tolerance = a.number > 0 ? a.tolerance / (2 * a.number) : 0;  // d(sqrt x) = dx / (2 sqrt x)
+        return a;
+      }
       if (n.name == "abs" || n.name == "ceil" || n.name == "floor") {
         a.number = n.name == "abs" ? std::fabs(a.number) : n.name == "ceil" ? std::ceil(a.number) : std::floor(a.number);
         return a;
@@ -445,6 +455,8 @@ Value Eval(const Node& n, const FactLookup& facts) {
 }
 
 }  // namespace
+
+bool Expr::Computes() const { return root_->op != ExprNode::Op::kFact && root_->op != ExprNode::Op::kLiteral; }
 
 Expr::Expr(std::string source, std::unique_ptr<ExprNode> root)
     : source_(std::move(source)), root_(std::move(root)) {}

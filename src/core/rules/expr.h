@@ -57,6 +57,8 @@ class Expr {
 
   Value Evaluate(const FactLookup& facts) const;
   Unit unit() const;
+  /// True when the expression is more than one fact's name: it computes a figure.
+  bool Computes() const;
   const std::string& source() const { return source_; }
 
  private:

@@ -97,6 +97,12 @@ std::unique_ptr<Template> Template::Parse(std::string_view text, std::string* er
   return t;
 }
 
+bool Template::Computes() const {
+  for (const Part& p : parts_)
+    if (p.expr && p.expr->Computes()) return true;
+  return false;
+}
+
 bool Template::Render(const FactLookup& facts, std::string* out) const {
   out->clear();
   for (const Part& p : parts_) {

@@ -26,6 +26,9 @@ class Template {
   /// Renders into *out. Returns false when a part is absent.
   bool Render(const FactLookup& facts, std::string* out) const;
 
+  /// True when a part computes a figure rather than printing a fact as read.
+  bool Computes() const;
+
  private:
   struct Part {
     std::string literal;

@@ -63,6 +63,8 @@ TEST_F(ExprTest, ArithmeticAndUnits) {
   EXPECT_EQ(Eval("ceil(requested_bytes / free_bytes)").number, 205);  // 204.5x
   EXPECT_EQ(Eval("floor(requested_bytes / free_bytes)").number, 204);
   EXPECT_EQ(Eval("ceil(requested_bytes / 16G)").number, 2);
+  EXPECT_NEAR(Eval("sqrt(free_bytes / requested_bytes)").number, 0.0699, 0.0001);  // 1 / sqrt(204.5)
+  EXPECT_FALSE(Eval("sqrt(-(requested_bytes / free_bytes))").present);
   EXPECT_TRUE(Eval("-(free_bytes) < 0").truth());
 }
 
@@ -91,7 +93,8 @@ TEST_F(ExprTest, ErrorsSayWhatAndWhere) {
   EXPECT_EQ(ParseError("requested_bytes >"), "expression ends too early @17");
   EXPECT_EQ(ParseError("has(bogus)"), "has() needs a fact name, got 'bogus' @4");
   EXPECT_EQ(ParseError("program > 1"), "cannot compare a text fact with a number @11");
-  EXPECT_EQ(ParseError("frobnicate(1)"), "unknown function 'frobnicate' (functions: has, min, max, abs, ceil, floor) @0");
+  EXPECT_EQ(ParseError("frobnicate(1)"), "unknown function 'frobnicate' (functions: has, min, max, abs, ceil, floor, sqrt) @0");
+  EXPECT_EQ(ParseError("sqrt(free_bytes)"), "sqrt() needs a number (a ratio of two sizes), not a size @16");
   EXPECT_EQ(ParseError("requested_bytes * free_bytes"), "cannot multiply two sizes @28");
   EXPECT_EQ(ParseError("(requested_bytes > 1G"), "expected ')' @21");
   EXPECT_EQ(ParseError("requested_bytes > 1Q"), "bad size literal: '1Q' has an unknown size unit 'Q' @18");
