@@ -234,6 +234,27 @@ TEST_F(ScannerTest, AConsequenceTakesTheDiagnosisOfItsBetterInformedRoot) {
   EXPECT_EQ(later.diagnosis.alternatives[0].cause, "aggregate_usage");
 }
 
+TEST_F(ScannerTest, ARootTakesTheDiagnosisOfItsBetterInformedConsequence) {
+  // TF 0.8 prints the allocator's stats first, then a bare "Ran out of memory" line,
+  // then the tensor error: the figures that decide it sit with the later report,
+  // and the root, which a reader sees first, takes its diagnosis (gpu2/010's shape).
+  Report r = Scan(
+      "I bfc_allocator.cc:693] Stats:\n"
+      "Limit:                  1489832346\n"
+      "InUse:                  1477023232\n"
+      "MaxInUse:               1477423360\n"
+      "W bfc_allocator.cc:271] Ran out of memory trying to allocate 29.91MiB.  See logs for memory state.\n"
+      "W op_kernel.cc:900] Resource exhausted: OOM when allocating tensor with shape[10000,1,28,28]\n");
+  ASSERT_EQ(r.incidents.size(), 2u);
+  const Incident& root = r.incidents[0];
+  const Incident& later = r.incidents[1];
+  ASSERT_EQ(later.consequence_of, 1u);
+  EXPECT_EQ(later.diagnosis.best.rule, "bfc.full");
+  EXPECT_EQ(root.diagnosis.best.rule, "bfc.full");
+  EXPECT_EQ(root.diagnosis.summary, later.diagnosis.summary);
+  EXPECT_NE(root.diagnosis.advice.front().find("evaluate in smaller batches"), std::string::npos);
+}
+
 TEST_F(ScannerTest, TensorSizeIsDerivedFromShapeAndDtype) {
   Report r = Scan(
       "Resource exhausted: OOM when allocating tensor with shape[16,112,112,147] and type float on "

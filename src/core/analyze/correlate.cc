@@ -35,17 +35,32 @@ const Chain* FindChain(const std::string& root, const std::string& consequence) 
 // own rules decide nothing, or it is the same failure and the root's rule is at
 // least as sure, it takes the root's diagnosis; its own conclusion stays as an
 // alternative.
+void Take(const Diagnosis& from, Incident* to) {
+  const Diagnosis& own = to->diagnosis;
+  Diagnosis taken = from;
+  if (own.best.cause != "unknown" && own.best.cause != taken.best.cause) {
+    taken.alternatives.insert(taken.alternatives.begin(),
+                              CauseMatch{own.best.cause, own.best.rule, own.best.confidence, own.evidence});
+  }
+  to->diagnosis = std::move(taken);
+}
+
 void InheritDiagnosis(const Incident& root, const Chain& chain, Incident* later) {
   const Diagnosis& own = later->diagnosis;
   if (root.diagnosis.best.cause == "unknown") return;
   bool undecided = own.best.cause == "unknown";
   if (!undecided && !(chain.same_failure && root.diagnosis.best.confidence >= own.best.confidence)) return;
-  Diagnosis taken = root.diagnosis;  // reports say which incident it follows (consequence_of)
-  if (!undecided && own.best.cause != taken.best.cause) {
-    taken.alternatives.insert(taken.alternatives.begin(),
-                              CauseMatch{own.best.cause, own.best.rule, own.best.confidence, own.evidence});
-  }
-  later->diagnosis = std::move(taken);
+  Take(root.diagnosis, later);  // reports say which incident it follows (consequence_of)
+}
+
+// One failure reported twice, where the later report holds the figures that decide
+// it (TensorFlow's error after a bare "Ran out of memory" line carries the
+// allocator's totals): the root, which a reader sees first, takes that diagnosis.
+void ShareBetterDiagnosis(const Chain& chain, const Incident& later, Incident* root) {
+  const Diagnosis& better = later.diagnosis;
+  if (!chain.same_failure || better.best.cause == "unknown") return;
+  if (better.best.confidence <= root->diagnosis.best.confidence) return;
+  Take(better, root);
 }
 
 }  // namespace
@@ -54,13 +69,14 @@ void Correlate(std::vector<Incident>* incidents) {
   for (size_t b = 0; b < incidents->size(); ++b) {
     Incident& later = (*incidents)[b];
     for (size_t a = b; a-- > 0;) {
-      const Incident& root = (*incidents)[a];  // in order of first occurrence: earlier ones are further away
+      Incident& root = (*incidents)[a];  // in order of first occurrence: earlier ones are further away
       if (root.first_input_index != later.first_input_index || later.first.line - root.first.line > kWindowLines)
         break;
       if (root.consequence_of != 0) continue;
       if (const Chain* chain = FindChain(root.kind, later.kind)) {
         later.consequence_of = a + 1;
         later.relation = chain->relation;
+        ShareBetterDiagnosis(*chain, later, &root);
         InheritDiagnosis(root, *chain, &later);
         break;
       }
