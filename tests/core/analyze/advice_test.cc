@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <re2/re2.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -102,6 +103,73 @@ TEST_F(AdviceTest, ThePaddingTipNamesTheDimensionTheTilePads) {
     std::string tip = first_tip(broken);  // a shape it cannot read: the general layout tip, never a crash
     EXPECT_EQ(tip.find("which the TPU tile pads"), std::string::npos) << broken << ": " << tip;
   }
+}
+
+// vLLM's message with the model's max sequence length and what the KV cache holds.
+std::string KvCacheTooShort(int max_seq_len, int kv_tokens) {
+  return "ValueError: The model's max seq len (" + std::to_string(max_seq_len) +
+         ") is larger than the maximum number of tokens that can be stored in KV cache (" + std::to_string(kv_tokens) +
+         "). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.\n";
+}
+
+TEST_F(AdviceTest, TheSameCauseRanksItsTipsByTheIncidentsFigures) {
+  // 5% short: shorten the context first, a larger memory share would also do.
+  Report near = Scan(KvCacheTooShort(20480, 19456));
+  ASSERT_EQ(near.incidents.size(), 1u);
+  const Diagnosis& a = near.incidents[0].diagnosis;
+  ASSERT_GE(a.advice.size(), 3u);
+  EXPECT_NE(a.advice[0].find("max_model_len (vLLM) or --context-length (SGLang) to 19456 tokens"), std::string::npos)
+      << a.advice[0];
+  EXPECT_NE(a.advice[1].find("raise gpu_memory_utilization"), std::string::npos) << a.advice[1];
+  EXPECT_NE(a.fit.find("max_model_len of at most 19456 tokens"), std::string::npos) << a.fit;
+  // 3.4x short: no share of the same GPU holds that; spreading the cache comes first.
+  Report far = Scan(KvCacheTooShort(65536, 19456));
+  ASSERT_EQ(far.incidents.size(), 1u);
+  const Diagnosis& b = far.incidents[0].diagnosis;
+  ASSERT_FALSE(b.advice.empty());
+  EXPECT_NE(b.advice[0].find("tensor parallelism over 4x the GPUs"), std::string::npos) << b.advice[0];
+  ASSERT_EQ(b.also_consider.size(), 1u);
+  EXPECT_NE(b.also_consider[0].advice.find("gpu_memory_utilization"), std::string::npos);
+  EXPECT_EQ(b.also_consider[0].why, "the KV cache would need 3.37x its size: a larger share of the same GPU cannot give that");
+}
+
+// Every built-in tip has a rank, and every one that computes a figure says what it rests on.
+TEST_F(AdviceTest, EveryBuiltInTipIsRankedAndStatesItsBasis) {
+  const std::string dir = std::string(OOMLENS_SOURCE_DIR) + "/rules/causes/";
+  size_t tips = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string file = entry.path().filename().string();
+    std::ifstream in(entry.path());
+    ASSERT_TRUE(in) << file;
+    nlohmann::json rules = nlohmann::json::parse(in);
+    for (const auto& rule : rules["causes"]) {
+      for (const auto& tip : rule.value("advice", nlohmann::json::array())) {
+        EXPECT_TRUE(tip.is_object() && tip.contains("rank")) << file << ": " << rule["id"] << ": " << tip.dump();
+        ++tips;
+      }
+    }
+  }
+  EXPECT_GT(tips, 150u);
+  std::vector<Problem> problems;
+  EXPECT_TRUE(rules_.CheckSamples(&problems));
+  for (const auto& p : problems) ADD_FAILURE() << FormatProblem(p);
+}
+
+TEST_F(AdviceTest, ATipThatComputesWithoutABasisIsWarnedAbout) {
+  std::string rule = kRankedRule;
+  size_t basis = rule.find(R"(, "basis": "asked / free")");
+  rule.erase(basis, std::string(R"(, "basis": "asked / free")").size());
+  std::vector<Problem> problems;
+  RuleSet rules;
+  ASSERT_TRUE(rules.LoadText("nobasis.json", rule, &problems));
+  rules.CheckSamples(&problems);
+  bool warned = false;
+  for (const auto& p : problems) {
+    warned = warned || (p.severity == Problem::Severity::kWarning &&
+                        FormatProblem(p).find("'test.ranked': advice 2 computes a figure but does not say what it "
+                                              "rests on") != std::string::npos);
+  }
+  EXPECT_TRUE(warned);
 }
 
 // The root incident: the first that follows from no other.
