@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/model/from_chars.h"
+
 namespace oomlens {
 namespace {
 
@@ -300,7 +302,7 @@ std::optional<TimestampFields> ReadTimestamp(std::string_view ts) {
       else if ((c == '.' || c == ',') && len > 0 && std::memchr(buf, '.', len) == nullptr) buf[len++] = '.';
       else break;
     }
-    return len > 0 && std::from_chars(buf, buf + len, *out).ec == std::errc();
+    return len > 0 && DoubleFromChars(buf, buf + len, out) == std::errc();
   };
   TimestampFields t;
   bool iso = number(4, &t.year) && one_of("-") && number(2, &t.month) && one_of("-") && number(2, &t.day) &&

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/model/from_chars.h"
+
 namespace oomlens {
 namespace {
 
@@ -90,7 +92,7 @@ bool ReadNumber(std::string_view* s, double* value, int* decimals) {
     return true;
   }
   // from_chars: no locale, no allocation; out of range gives inf, as strtod did
-  auto [end, status] = std::from_chars(digits, digits + length, *value);
+  std::errc status = DoubleFromChars(digits, digits + length, value);
   if (status == std::errc::result_out_of_range) *value = digits[0] == '-' ? -HUGE_VAL : HUGE_VAL;
   else if (status != std::errc()) return false;
   s->remove_prefix(i);
