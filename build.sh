@@ -10,6 +10,9 @@
 #   ./build.sh sarif    every SARIF oomlens writes through Microsoft's SARIF validator
 #   ./build.sh python   the Python package: a wheel in dist/ (offline: Debian's
 #                     setuptools, wheel and pybind11), installed in a fresh venv and run
+#   ./build.sh web      the static page (docs/web.md): the core compiled to WebAssembly
+#                     with Debian's emscripten and RE2 built from Debian's source, into
+#                     WEB_DIR/site (default build-web/site), then its tests in Chromium
 #   ./build.sh package  the .deb (CPack): a --prefix install checked, the package
 #                     installed with apt-get and run on the example, then removed;
 #                     and the -DOOMLENS_STATIC=ON binary built and run
@@ -113,6 +116,54 @@ browser() {
   command -v node >/dev/null && command -v npm >/dev/null || install_packages nodejs npm
   (cd tests/browser && npm ci --no-audit --no-fund --silent)
   node tests/browser/e2e.mjs "$BUILD_DIR/oomlens" "$BUILD_DIR/browser"
+}
+
+# Debian's source of a package, for building it with another toolchain: adds the
+# deb-src line of this release when apt has none, then 'apt-get source' into $2.
+debian_source() {
+  local package=$1 into=$2 sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  if ! grep -rqs '^Types:.*deb-src\|^deb-src ' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    local codename
+    codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+    say "adding Debian's source packages for $codename to apt (/etc/apt/sources.list.d/oomlens-deb-src.sources)"
+    printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+      "$codename" | $sudo tee /etc/apt/sources.list.d/oomlens-deb-src.sources >/dev/null
+    $sudo apt-get update -qq
+  fi
+  rm -rf "$into" && mkdir -p "$into"
+  (cd "$into" && apt-get source -qq "$package" >/dev/null 2>&1) || { say "error: apt-get source $package failed"; exit 2; }
+}
+
+# RE2 for WebAssembly, from Debian's source package: its Unicode tables are
+# generated from Debian's unicode-data (the source ships without them).
+build_wasm_re2() {
+  local dir=$1
+  [ -f "$dir/install/lib/cmake/re2/re2Config.cmake" ] && return 0
+  debian_source re2 "$dir/src"
+  local src
+  src=$(find "$dir/src" -maxdepth 1 -type d -name 're2-*' | head -1)
+  make -s -C "$src" REBUILD_TABLES=1 re2/perl_groups.cc re2/unicode_casefold.cc re2/unicode_groups.cc
+  emcmake cmake -S "$src" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release -DRE2_BUILD_TESTING=OFF \
+    -DCMAKE_INSTALL_PREFIX="$dir/install" >/dev/null
+  cmake --build "$dir/build" -j "$(nproc)" >/dev/null
+  cmake --install "$dir/build" >/dev/null
+}
+
+web() {
+  local dir
+  dir=$(realpath -m "${WEB_DIR:-build-web}")
+  install_packages emscripten dpkg-dev unicode-data perl python3 make cmake nlohmann-json3-dev chromium
+  command -v node >/dev/null && command -v npm >/dev/null || install_packages nodejs npm
+  export NODE_PATH=${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs  # emcc's acorn, from Debian's node-acorn
+  build_wasm_re2 "$dir/re2"
+  emcmake cmake -S . -B "$dir/core" -DCMAKE_BUILD_TYPE=Release -Dre2_DIR="$dir/re2/install/lib/cmake/re2" >/dev/null
+  cmake --build "$dir/core" -j "$(nproc)"
+  rm -rf "$dir/site" && cp -r "$dir/core/site" "$dir/site"
+  say "the static page is in $dir/site (open $dir/site/index.html, or publish the folder)"
+  build  # the CLI whose reports the page must equal
+  (cd tests/browser && npm ci --no-audit --no-fund --silent)
+  node tests/browser/web.mjs "$dir/site" "$BUILD_DIR/oomlens" "$dir/browser"
 }
 
 sarif() {
@@ -222,11 +273,12 @@ case "${1:-}" in
     ;;
   hardening) hardening ;;
   browser) browser ;;
+  web) web ;;
   sarif) sarif ;;
   package) package ;;
   python) python_package ;;
   *)
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

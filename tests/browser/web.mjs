@@ -1,0 +1,235 @@
+// End-to-end tests of the static page (./build.sh web) in headless Chromium, opened
+// from disk with the network off:
+//
+//   node web.mjs [path/to/site] [path/to/oomlens] [screenshot folder]
+//
+// The page's JSON report must equal the CLI's on every bundled log; the seed, a
+// 256-replica storm, a BFC dump and a re-wrapped paste are diagnosed; XSS payloads
+// stay inert; a shared link (masked) reopens to the same diagnosis without the
+// masked names; no request leaves the page after it loads. Prints the page's size
+// and the time to a first diagnosis of a 10 MiB log. Prints "N passed, N failed".
+import { chromium } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+const root = path.join(here, '../..');
+const site = path.resolve(process.argv[2] || path.join(root, 'build-web/site'));
+const bin = path.resolve(process.argv[3] || path.join(root, 'build/oomlens'));
+const shots = path.resolve(process.argv[4] || path.join(root, 'build-web/browser'));
+mkdirSync(shots, { recursive: true });
+const pageUrl = 'file://' + path.join(site, 'index.html');
+
+const SEED = "XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_embedding_pipeline_step_fn': " +
+  'Attempting to reserve 29.49G at the bottom of memory. That was not possible. There are 147.64M free, 0B ' +
+  'reserved, and 147.64M reservable. Scope: unknown..: while running replica 0 and partition 34 of a replicated ' +
+  'computation (other replicas may have failed as well).';
+
+let passed = 0, failed = 0;
+async function test(name, body) {
+  try {
+    await body();
+    passed++;
+    console.log(`ok - ${name}`);
+  } catch (e) {
+    failed++;
+    console.log(`not ok - ${name}: ${e.message}`);
+  }
+}
+function expect(condition, what) { if (!condition) throw new Error(what); }
+
+// Polls check (a function run in the page) from here: Playwright's waitForFunction
+// polls with eval inside the page, which the page's Content-Security-Policy forbids.
+async function until(p, check, arg, what, timeoutMs = 60000) {
+  const end = Date.now() + timeoutMs;
+  while (!(await p.evaluate(check, arg))) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function cliJson(file) {  // run where the file is, so the input's name is its base name, as in the page
+  const out = execFileSync(bin, ['--format', 'json', path.basename(file)],
+    { cwd: path.dirname(file), maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'], encoding: 'utf8' }).toString();
+  return JSON.parse(out);
+}
+function cliJsonAllowingOom(file) {
+  try { return cliJson(file); } catch (e) { if (e.stdout) return JSON.parse(e.stdout); throw e; }
+}
+function logsUnder(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir)) {
+    const p = path.join(dir, entry);
+    if (statSync(p).isDirectory()) out.push(...logsUnder(p));
+    else if (p.endsWith('.log')) out.push(p);
+  }
+  return out.sort();
+}
+function canonical(value) { return JSON.stringify(value, Object.keys(flatKeys(value, new Set())).sort()); }
+function flatKeys(v, keys) {
+  if (Array.isArray(v)) v.forEach((x) => flatKeys(x, keys));
+  else if (v && typeof v === 'object') for (const k of Object.keys(v)) { keys.add(k); flatKeys(v[k], keys); }
+  return Object.fromEntries([...keys].map((k) => [k, 1]));
+}
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+         '--disable-background-networking', '--disable-component-update', '--disable-sync',
+         '--allow-file-access-from-files'],
+});
+const context = await browser.newContext({ offline: true });
+const requests = [];  // made by a page after it loaded
+const dialogs = [];
+async function openPage(url) {
+  const p = await context.newPage();
+  let loaded = false;
+  p.on('request', (r) => { if (loaded) requests.push(r.url()); });
+  p.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
+  await p.goto(url);
+  await p.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+  loaded = true;
+  return p;
+}
+const t0 = Date.now();
+const page = await openPage(pageUrl);
+const startMs = Date.now() - t0;
+page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
+
+// Diagnoses what the page holds now in format, and returns the report's text.
+async function diagnose({ text = null, files = null, format = 'json' }) {
+  const before = Number(await page.getAttribute('body', 'data-diagnosed') || 0);
+  await page.selectOption('#format', format === 'html' ? 'html' : format).catch(() => {});
+  await page.evaluate(([t]) => { if (t !== null) document.getElementById('log').value = t; }, [text]);
+  if (files) await page.setInputFiles('#files', files);
+  else await page.setInputFiles('#files', []);
+  await page.click('#diagnose');
+  await until(page, (n) => Number(document.body.dataset.diagnosed || 0) > n, before, 'a diagnosis');
+  return format === 'html' ? page.getAttribute('#report', 'srcdoc') : page.textContent('#plain');
+}
+
+await test('the seed message is diagnosed as oversize with its numbers', async () => {
+  const html = await diagnose({ text: SEED, format: 'html' });
+  expect(html.includes('oversize'), 'no oversize in the report');
+  expect(html.includes('29.49G') && html.includes('147.64M') && html.includes('204.5x'), 'numbers missing');
+  const frame = (await page.$('#report')).contentFrame();
+  const shown = await (await frame).evaluate(() => document.body.innerText);
+  expect(shown.includes('oversize') && shown.includes('204.5x'), `the frame shows: ${shown.slice(0, 80)}`);
+  await page.screenshot({ path: path.join(shots, 'web-seed.png'), fullPage: true });
+});
+
+await test("the page's JSON report equals the CLI's on every bundled log", async () => {
+  const logs = [...logsUnder(path.join(root, 'testdata/logs')), ...logsUnder(path.join(root, 'testdata/examples')),
+                ...logsUnder(path.join(root, 'testdata/advice'))];
+  expect(logs.length > 100, `only ${logs.length} logs found`);
+  const differ = [];
+  for (const log of logs) {
+    const page_ = JSON.parse(await diagnose({ text: '', files: [log] }));
+    const cli = cliJsonAllowingOom(log);
+    if (canonical(page_) !== canonical(cli)) differ.push(path.relative(root, log));
+  }
+  expect(differ.length === 0, `${differ.length} of ${logs.length} differ: ${differ.slice(0, 5).join(', ')}`);
+  console.log(`  # ${logs.length} logs: page and CLI reports identical`);
+});
+
+await test('a 256-replica storm is one incident of 256 messages, as the CLI says', async () => {
+  const lines = [];
+  for (let p = 0; p < 256; p++) lines.push(`[worker-${p >> 3}] ` + SEED.replace('partition 34', `partition ${p}`));
+  const storm = lines.join('\n') + '\n';
+  const file = path.join(tmpdir(), 'oomlens-web-storm.log');
+  writeFileSync(file, storm);
+  const report = JSON.parse(await diagnose({ text: storm }));
+  expect(report.incidents.length === 1, `${report.incidents.length} incidents`);
+  expect(report.incidents[0].occurrences === 256, `${report.incidents[0].occurrences} occurrences`);
+  expect(report.incidents[0].partitions.length === 256, `${report.incidents[0].partitions.length} partitions`);
+  const dropped = JSON.parse(await diagnose({ text: '', files: [file] }));
+  expect(canonical(dropped) === canonical(cliJsonAllowingOom(file)), 'the dropped storm differs from the CLI');
+});
+
+await test('a BFC dump from a dropped file is read with its allocator figures', async () => {
+  const report = JSON.parse(await diagnose({ text: '', files: [path.join(root, 'testdata/logs/gpu/bfc_dump_identical_chunks_leak.log')] }));
+  const root_ = report.incidents.find((i) => !i.consequence_of);
+  expect(root_.kind === 'bfc_allocator', root_.kind);
+  expect(root_.cause === 'leak', `cause ${root_.cause}`);
+  expect(root_.facts.limit_bytes === 18995773440, 'limit not read');
+});
+
+await test('a paste re-wrapped at 60 columns is read as the CLI reads it, with the same cause and figures', async () => {
+  const wrapped = SEED.match(/.{1,60}/g).join('\n') + '\n';
+  const a = JSON.parse(await diagnose({ text: SEED })).incidents[0];
+  const b = JSON.parse(await diagnose({ text: wrapped })).incidents[0];
+  expect(b && a.cause === b.cause, `wrapped: ${b && b.cause}`);
+  for (const fact of ['requested_bytes', 'free_bytes', 'reservable_bytes']) {
+    expect(a.facts[fact] === b.facts[fact], `${fact}: ${a.facts[fact]} vs ${b.facts[fact]}`);
+  }
+  const file = path.join(tmpdir(), 'oomlens-web-wrapped.log');
+  writeFileSync(file, wrapped);
+  const dropped = JSON.parse(await diagnose({ text: '', files: [file] }));
+  expect(canonical(dropped) === canonical(cliJsonAllowingOom(file)), 'the dropped wrapped paste differs from the CLI');
+});
+
+await test('script in a log stays inert', async () => {
+  const xss = SEED.replace('jit_embedding_pipeline_step_fn',
+    "<img src=x onerror=\"window.__xss=1;alert(1)\"><script>window.__xss=2</script>") +
+    '\n<svg onload="alert(3)"></svg> Out of memory: Killed process 1 (<b onmouseover=alert(4)>x</b>)\n';
+  const html = await diagnose({ text: xss, format: 'html' });
+  expect(!html.includes('<script>window.__xss'), 'raw script tag in the report');
+  expect(html.includes('&lt;script&gt;'), 'the payload is not shown escaped');
+  await page.waitForTimeout(300);
+  const hit = await page.evaluate(() => window.__xss);
+  expect(hit === undefined && dialogs.length === 0, `script ran: ${hit} ${dialogs.join(',')}`);
+});
+
+await test('a shared link reopens to the same diagnosis, with hosts, paths and programs masked', async () => {
+  const log = `[host=tpu-vm-7.us-central2-b.c.acme-prod.internal] /home/alice/secret-project/train.py:88\n` +
+    `[worker-3] ` + SEED + '\n';
+  const original = JSON.parse(await diagnose({ text: log }));
+  await page.check('#mask');
+  await page.click('#share');
+  await until(page, () => document.getElementById('share-link').textContent.includes('#r='), null, 'the link');
+  const link = await page.textContent('#share-link');
+  expect(!link.includes('acme') && !link.includes('alice'), 'names readable in the link');
+  const other = await openPage(link);
+  await other.waitForSelector('body[data-diagnosed="1"]', { timeout: 30000 });
+  const restored = await other.inputValue('#log');
+  for (const secret of ['acme-prod', 'alice', 'secret-project', 'jit_embedding_pipeline_step_fn']) {
+    expect(!restored.includes(secret), `'${secret}' survived masking`);
+  }
+  await other.selectOption('#format', 'json');
+  await until(other, () => !document.getElementById('plain').hidden && document.getElementById('plain').textContent.startsWith('{'),
+              null, 'the JSON report');
+  const shared = JSON.parse(await other.textContent('#plain'));
+  const a = original.incidents[0], b = shared.incidents[0];
+  expect(a.cause === b.cause && a.facts.requested_bytes === b.facts.requested_bytes && a.facts.free_bytes === b.facts.free_bytes,
+    'the shared report differs');
+  await other.close();
+});
+
+await test('a 10 MiB log: time to the first diagnosis, and the page size', async () => {
+  const unit = readFileSync(path.join(root, 'testdata/examples/multihost_e0101.log'), 'utf8');
+  const big = unit.repeat(Math.ceil((10 << 20) / unit.length));
+  const file = path.join(tmpdir(), 'oomlens-web-10mib.log');
+  writeFileSync(file, big);
+  const started = Date.now();
+  const report = JSON.parse(await diagnose({ text: '', files: [file] }));
+  const ms = Date.now() - started;
+  expect(report.incidents.length >= 1, 'no incident in the 10 MiB log');
+  const inPage = (await page.textContent('#status')).match(/in (\d+) ms/);
+  const cliStarted = Date.now();
+  cliJsonAllowingOom(file);
+  const cliMs = Date.now() - cliStarted;
+  const bytes = readdirSync(site).reduce((n, f) => n + statSync(path.join(site, f)).size, 0);
+  console.log(`  # page: ${(bytes / 1048576).toFixed(2)} MiB in ${readdirSync(site).length} files; engine ready in ${startMs} ms`);
+  console.log(`  # ${(big.length / 1048576).toFixed(1)} MiB log dropped: report shown in ${ms} ms ` +
+              `(read and diagnosed in the page: ${inPage ? inPage[1] : '?'} ms; the CLI, JSON: ${cliMs} ms)`);
+});
+
+await test('no request left the page after it loaded', async () => {
+  expect(requests.length === 0, `requests: ${requests.slice(0, 5).join(', ')}`);
+});
+
+await browser.close();
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
