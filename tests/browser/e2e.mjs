@@ -7,7 +7,7 @@
 // uploads a log file, pastes an XSS payload to check that no script runs, and
 // submits a form from another page to check that the server refuses it.
 // Screenshots go to the screenshot folder. Prints "N passed, N failed".
-import { chromium } from 'playwright-core';
+import { SEED, expect, finish, launchChromium, test } from './harness.mjs';
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -18,25 +18,8 @@ const shots = path.resolve(process.argv[3] || path.join(here, '../../build/brows
 const example = path.join(here, '../../testdata/examples/multihost_e0101.log');
 mkdirSync(shots, { recursive: true });
 
-const SEED = "XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_embedding_pipeline_step_fn': " +
-  'Attempting to reserve 29.49G at the bottom of memory. That was not possible. There are 147.64M free, 0B ' +
-  'reserved, and 147.64M reservable. Scope: unknown..: while running replica 0 and partition 34 of a replicated ' +
-  'computation (other replicas may have failed as well).';
 const XSS = SEED.replace('jit_embedding_pipeline_step_fn',
   "<img src=x onerror=\"window.__xss=1;alert(1)\"><script>window.__xss=2</script>");
-
-let passed = 0, failed = 0;
-async function test(name, body) {
-  try {
-    await body();
-    passed++;
-    console.log(`ok - ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`not ok - ${name}: ${e.message}`);
-  }
-}
-function expect(condition, what) { if (!condition) throw new Error(what); }
 
 function startServer() {
   const server = spawn(bin, ['serve', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -53,11 +36,7 @@ function startServer() {
 }
 
 const { server, url } = await startServer();
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
 let dialogs = 0;
 page.on('dialog', (d) => { dialogs++; d.dismiss(); });
@@ -110,5 +89,4 @@ await test('a form on another page cannot make the server diagnose', async () =>
 await browser.close();
 server.kill('SIGINT');
 console.log(`screenshots in ${shots}`);
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();

@@ -8,7 +8,7 @@
 // stay inert; a shared link (masked) reopens to the same diagnosis without the
 // masked names; no request leaves the page after it loads. Prints the page's size
 // and the time to a first diagnosis of a 10 MiB log. Prints "N passed, N failed".
-import { chromium } from 'playwright-core';
+import { SEED, expect, finish, launchChromium, test } from './harness.mjs';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,23 +22,6 @@ const shots = path.resolve(process.argv[4] || path.join(root, 'build-web/browser
 mkdirSync(shots, { recursive: true });
 const pageUrl = 'file://' + path.join(site, 'index.html');
 
-const SEED = "XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_embedding_pipeline_step_fn': " +
-  'Attempting to reserve 29.49G at the bottom of memory. That was not possible. There are 147.64M free, 0B ' +
-  'reserved, and 147.64M reservable. Scope: unknown..: while running replica 0 and partition 34 of a replicated ' +
-  'computation (other replicas may have failed as well).';
-
-let passed = 0, failed = 0;
-async function test(name, body) {
-  try {
-    await body();
-    passed++;
-    console.log(`ok - ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`not ok - ${name}: ${e.message}`);
-  }
-}
-function expect(condition, what) { if (!condition) throw new Error(what); }
 
 // Polls check (a function run in the page) from here: Playwright's waitForFunction
 // polls with eval inside the page, which the page's Content-Security-Policy forbids.
@@ -74,12 +57,7 @@ function flatKeys(v, keys) {
   return Object.fromEntries([...keys].map((k) => [k, 1]));
 }
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-         '--disable-background-networking', '--disable-component-update', '--disable-sync',
-         '--allow-file-access-from-files'],
-});
+const browser = await launchChromium(['--allow-file-access-from-files']);
 const context = await browser.newContext({ offline: true });
 const requests = [];  // made by a page after it loaded
 const dialogs = [];
@@ -231,5 +209,4 @@ await test('no request left the page after it loaded', async () => {
 });
 
 await browser.close();
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();
