@@ -10,6 +10,7 @@
 // and the time to a first diagnosis of a 10 MiB log. Prints "N passed, N failed".
 import { SEED, expect, finish, launchChromium, test } from './harness.mjs';
 import { execFileSync } from 'node:child_process';
+import http from 'node:http';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -202,6 +203,44 @@ await test('a 10 MiB log: time to the first diagnosis, and the page size', async
   console.log(`  # page: ${(bytes / 1048576).toFixed(2)} MiB in ${readdirSync(site).length} files; engine ready in ${startMs} ms`);
   console.log(`  # ${(big.length / 1048576).toFixed(1)} MiB log dropped: report shown in ${ms} ms ` +
               `(read and diagnosed in the page: ${inPage ? inPage[1] : '?'} ms; the CLI, JSON: ${cliMs} ms)`);
+});
+
+// Any static host: the folder served over HTTP as plain files.
+function serveSite() {
+  const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
+  const server = http.createServer((req, res) => {
+    const name = path.basename(new URL(req.url, 'http://x').pathname) || 'index.html';
+    try {
+      const body = readFileSync(path.join(site, name));
+      res.writeHead(200, { 'content-type': types[path.extname(name)] || 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+await test('served by a static HTTP host, it diagnoses the same and loads only its own files', async () => {
+  const server = await serveSite();
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  const served = await browser.newContext();
+  const seen = [];
+  served.on('request', (r) => seen.push(r.url()));
+  const p = await served.newPage();
+  await p.goto(origin + '/index.html');
+  await until(p, () => document.body.dataset.ready === '1', null, 'the engine');
+  const atLoad = seen.length;
+  await p.fill('#log', SEED);
+  await p.selectOption('#format', 'json');
+  await until(p, () => document.getElementById('plain').textContent.startsWith('{'), null, 'the JSON report');
+  const report = JSON.parse(await p.textContent('#plain'));
+  expect(report.incidents[0].cause === 'oversize', `cause ${report.incidents[0].cause}`);
+  expect(seen.every((u) => u.startsWith(origin + '/')), `a request elsewhere: ${seen.find((u) => !u.startsWith(origin))}`);
+  expect(seen.length === atLoad, `requests after load: ${seen.slice(atLoad).join(', ')}`);
+  await served.close();
+  server.close();
 });
 
 await test('no request left the page after it loaded', async () => {
