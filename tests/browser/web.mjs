@@ -13,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -133,6 +134,19 @@ await test('a BFC dump from a dropped file is read with its allocator figures', 
   expect(root_.kind === 'bfc_allocator', root_.kind);
   expect(root_.cause === 'leak', `cause ${root_.cause}`);
   expect(root_.facts.limit_bytes === 18995773440, 'limit not read');
+});
+
+await test('gzip (twice, too) and UTF-16 files are opened by the page as the CLI opens them', async () => {
+  const text = readFileSync(path.join(root, 'testdata/logs/gpu/bfc_dump_identical_chunks_leak.log'));
+  const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text.toString('utf8'), 'utf16le')]);
+  const cases = { 'leak.log.gz': gzipSync(text), 'leak.log.gz.gz': gzipSync(gzipSync(text)), 'leak-utf16.log': utf16 };
+  for (const [name, bytes] of Object.entries(cases)) {
+    const file = path.join(tmpdir(), name);
+    writeFileSync(file, bytes);
+    const report = JSON.parse(await diagnose({ text: '', files: [file] }));
+    expect(report.incidents.length > 0, `${name}: no incident`);
+    expect(canonical(report) === canonical(cliJsonAllowingOom(file)), `${name}: differs from the CLI`);
+  }
 });
 
 await test('a paste re-wrapped at 60 columns is read as the CLI reads it, with the same cause and figures', async () => {
