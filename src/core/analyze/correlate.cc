@@ -30,11 +30,7 @@ const Chain* FindChain(const std::string& root, const std::string& consequence) 
   return nullptr;
 }
 
-// A consequence prints fewer figures than its root (TensorFlow's error repeats
-// the request; the allocator dump before it shows the whole allocator). When its
-// own rules decide nothing, or it is the same failure and the root's rule is at
-// least as sure, it takes the root's diagnosis; its own conclusion stays as an
-// alternative.
+// to takes from's diagnosis; its own cause, when another, stays as an alternative.
 void Take(const Diagnosis& from, Incident* to) {
   const Diagnosis& own = to->diagnosis;
   Diagnosis taken = from;
@@ -45,6 +41,10 @@ void Take(const Diagnosis& from, Incident* to) {
   to->diagnosis = std::move(taken);
 }
 
+// A consequence prints fewer figures than its root (TensorFlow's error repeats
+// the request; the allocator dump before it shows the whole allocator). When its
+// own rules decide nothing, or it is the same failure and the root's rule is at
+// least as sure, it takes the root's diagnosis.
 void InheritDiagnosis(const Incident& root, const Chain& chain, Incident* later) {
   const Diagnosis& own = later->diagnosis;
   if (root.diagnosis.best.cause == "unknown") return;
@@ -63,11 +63,19 @@ void ShareBetterDiagnosis(const Chain& chain, const Incident& later, Incident* r
   Take(better, root);
 }
 
+// One failure, two reports: facts either printed and the other did not.
+void ShareFacts(Incident* a, Incident* b) {
+  for (const auto& [name, value] : a->facts) b->facts.emplace(name, value);  // emplace keeps what b printed
+  for (const auto& [name, value] : b->facts) a->facts.emplace(name, value);
+}
+
 }  // namespace
 
-void Correlate(std::vector<Incident>* incidents) {
+void LinkConsequences(std::vector<Incident>* incidents) {
   for (size_t b = 0; b < incidents->size(); ++b) {
     Incident& later = (*incidents)[b];
+    later.consequence_of = 0;
+    later.relation.clear();
     for (size_t a = b; a-- > 0;) {
       Incident& root = (*incidents)[a];  // in order of first occurrence: earlier ones are further away
       if (root.first_input_index != later.first_input_index || later.first.line - root.first.line > kWindowLines)
@@ -76,11 +84,20 @@ void Correlate(std::vector<Incident>* incidents) {
       if (const Chain* chain = FindChain(root.kind, later.kind)) {
         later.consequence_of = a + 1;
         later.relation = chain->relation;
-        ShareBetterDiagnosis(*chain, later, &root);
-        InheritDiagnosis(root, *chain, &later);
+        if (chain->same_failure) ShareFacts(&root, &later);
         break;
       }
     }
+  }
+}
+
+void ShareDiagnoses(std::vector<Incident>* incidents) {
+  for (auto& later : *incidents) {
+    if (later.consequence_of == 0) continue;
+    Incident& root = (*incidents)[later.consequence_of - 1];
+    const Chain* chain = FindChain(root.kind, later.kind);
+    ShareBetterDiagnosis(*chain, later, &root);
+    InheritDiagnosis(root, *chain, &later);
   }
 }
 

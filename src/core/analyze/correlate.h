@@ -12,10 +12,15 @@ namespace oomlens {
 
 /// Sets consequence_of / relation on incidents that follow a root of a known
 /// chain within a few hundred lines of the same input. Incidents must be in
-/// order of first occurrence and decided: a consequence its own rules leave
-/// undecided (or the same failure, reported again with fewer figures) takes its
-/// root's diagnosis.
-void Correlate(std::vector<Incident>* incidents);
+/// order of first occurrence. Where both report one failure (the allocator's
+/// dump, then the framework's error), each gets the facts only the other printed,
+/// so either is decided on all the figures the log holds.
+void LinkConsequences(std::vector<Incident>* incidents);
+
+/// After deciding: a consequence its own rules leave undecided (or the same
+/// failure, reported again with fewer figures) takes its root's diagnosis, and a
+/// root takes the diagnosis of a report of the same failure that decides it better.
+void ShareDiagnoses(std::vector<Incident>* incidents);
 
 }  // namespace oomlens
 

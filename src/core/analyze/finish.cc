@@ -14,14 +14,13 @@ bool FirstSeenBefore(const Incident& a, const Incident& b) {
 }
 
 void FinishIncidents(const RuleData& rules, const std::string& chip, std::vector<Incident>* incidents) {
+  std::stable_sort(incidents->begin(), incidents->end(), FirstSeenBefore);
+  LinkConsequences(incidents);  // before deriving: one failure's two reports pool their facts
   for (auto& incident : *incidents) {
-    incident.consequence_of = 0;
-    incident.relation.clear();
     DeriveFacts(chip, &incident);
     Decide(rules, &incident);
   }
-  std::stable_sort(incidents->begin(), incidents->end(), FirstSeenBefore);
-  Correlate(incidents);
+  ShareDiagnoses(incidents);
 }
 
 }  // namespace oomlens
