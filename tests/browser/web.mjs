@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { gzipSync } from 'node:zlib';
+import { deflateSync, gzipSync } from 'node:zlib';
 import path from 'node:path';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -217,6 +217,21 @@ await test('a 10 MiB log: time to the first diagnosis, and the page size', async
   console.log(`  # page: ${(bytes / 1048576).toFixed(2)} MiB in ${readdirSync(site).length} files; engine ready in ${startMs} ms`);
   console.log(`  # ${(big.length / 1048576).toFixed(1)} MiB log dropped: report shown in ${ms} ms ` +
               `(read and diagnosed in the page: ${inPage ? inPage[1] : '?'} ms; the CLI, JSON: ${cliMs} ms)`);
+});
+
+await test('a crafted link (a deflate bomb, or junk) is refused with a reason, and the page still works', async () => {
+  const bomb = deflateSync(Buffer.alloc(256 << 20)).toString('base64url');
+  for (const [what, fragment] of [['bomb', bomb], ['junk', 'bm90IGRlZmxhdGU']]) {
+    const p = await openPage(`${pageUrl}#r=${fragment}`);
+    await until(p, () => document.getElementById('status').className === 'error', null, `the ${what} refused`);
+    const said = await p.textContent('#status');
+    expect(said.includes('does not hold a report'), `${what}: ${said}`);
+    if (what === 'bomb') expect(said.includes('more than 64 MiB'), said);
+    await p.fill('#log', SEED);
+    await p.click('#diagnose');
+    await until(p, () => Number(document.body.dataset.diagnosed || 0) > 0, null, 'a diagnosis after the refusal');
+    await p.close();
+  }
 });
 
 // Any static host: the folder served over HTTP as plain files.

@@ -121,10 +121,25 @@
     for (let i = 0; i < bytes.length; i += 0x8000) raw += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
     return btoa(raw).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
   }
+  // A link is untrusted input: a few hundred kilobytes of deflate can unpack to
+  // gigabytes, so unpacking stops at MAX_SHARED_BYTES.
+  const MAX_SHARED_BYTES = 64 << 20;
   async function unpack(packed) {
     const bytes = decodeBase64(packed.replace(/-/g, '+').replace(/_/g, '/'));
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
-    return new Response(stream).text();
+    const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate')).getReader();
+    const parts = [];
+    let total = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.length;
+      if (total > MAX_SHARED_BYTES) {
+        await reader.cancel();
+        throw new Error(`it unpacks to more than ${MAX_SHARED_BYTES >> 20} MiB; share an excerpt, or the file itself`);
+      }
+      parts.push(value);
+    }
+    return new TextDecoder().decode(await new Blob(parts).arrayBuffer());
   }
 
   async function share() {
