@@ -236,10 +236,10 @@ TEST_F(ScannerTest, OneFailureReportedTwicePoolsItsFacts) {
   EXPECT_EQ(later.facts.at("requested_bytes").integer, root.facts.at("requested_bytes").integer);
 }
 
-TEST_F(ScannerTest, ARootTakesTheDiagnosisOfItsBetterInformedConsequence) {
+TEST_F(ScannerTest, ABareRootIsDecidedOnTheFiguresItsConsequencePrinted) {
   // TF 0.8 prints the allocator's stats first, then a bare "Ran out of memory" line,
   // then the tensor error: the figures that decide it sit with the later report,
-  // and the root, which a reader sees first, takes its diagnosis (gpu2/010's shape).
+  // and reach the root, which a reader sees first (gpu2/010's shape).
   Report r = Scan(
       "I bfc_allocator.cc:693] Stats:\n"
       "Limit:                  1489832346\n"

@@ -30,17 +30,6 @@ const Chain* FindChain(const std::string& root, const std::string& consequence) 
   return nullptr;
 }
 
-// to takes from's diagnosis; its own cause, when another, stays as an alternative.
-void Take(const Diagnosis& from, Incident* to) {
-  const Diagnosis& own = to->diagnosis;
-  Diagnosis taken = from;
-  if (own.best.cause != "unknown" && own.best.cause != taken.best.cause) {
-    taken.alternatives.insert(taken.alternatives.begin(),
-                              CauseMatch{own.best.cause, own.best.rule, own.best.confidence, own.evidence});
-  }
-  to->diagnosis = std::move(taken);
-}
-
 // A consequence prints fewer figures than its root (TensorFlow's error repeats
 // the request; the allocator dump before it shows the whole allocator). When its
 // own rules decide nothing, or it is the same failure and the root's rule is at
@@ -50,17 +39,12 @@ void InheritDiagnosis(const Incident& root, const Chain& chain, Incident* later)
   if (root.diagnosis.best.cause == "unknown") return;
   bool undecided = own.best.cause == "unknown";
   if (!undecided && !(chain.same_failure && root.diagnosis.best.confidence >= own.best.confidence)) return;
-  Take(root.diagnosis, later);  // reports say which incident it follows (consequence_of)
-}
-
-// One failure reported twice, where the later report holds the figures that decide
-// it (TensorFlow's error after a bare "Ran out of memory" line carries the
-// allocator's totals): the root, which a reader sees first, takes that diagnosis.
-void ShareBetterDiagnosis(const Chain& chain, const Incident& later, Incident* root) {
-  const Diagnosis& better = later.diagnosis;
-  if (!chain.same_failure || better.best.cause == "unknown") return;
-  if (better.best.confidence <= root->diagnosis.best.confidence) return;
-  Take(better, root);
+  Diagnosis taken = root.diagnosis;  // reports say which incident it follows (consequence_of)
+  if (!undecided && own.best.cause != taken.best.cause) {
+    taken.alternatives.insert(taken.alternatives.begin(),
+                              CauseMatch{own.best.cause, own.best.rule, own.best.confidence, own.evidence});
+  }
+  later->diagnosis = std::move(taken);
 }
 
 // One failure, two reports: facts either printed and the other did not.
@@ -94,9 +78,8 @@ void LinkConsequences(std::vector<Incident>* incidents) {
 void ShareDiagnoses(std::vector<Incident>* incidents) {
   for (auto& later : *incidents) {
     if (later.consequence_of == 0) continue;
-    Incident& root = (*incidents)[later.consequence_of - 1];
+    const Incident& root = (*incidents)[later.consequence_of - 1];
     const Chain* chain = FindChain(root.kind, later.kind);
-    ShareBetterDiagnosis(*chain, later, &root);
     InheritDiagnosis(root, *chain, &later);
   }
 }

@@ -18,8 +18,7 @@ namespace oomlens {
 void LinkConsequences(std::vector<Incident>* incidents);
 
 /// After deciding: a consequence its own rules leave undecided (or the same
-/// failure, reported again with fewer figures) takes its root's diagnosis, and a
-/// root takes the diagnosis of a report of the same failure that decides it better.
+/// failure, reported again, decided no more surely) takes its root's diagnosis.
 void ShareDiagnoses(std::vector<Incident>* incidents);
 
 }  // namespace oomlens
