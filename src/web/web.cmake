@@ -17,7 +17,7 @@ add_custom_command(
   DEPENDS ${OOMLENS_RULE_FILES} ${PROJECT_SOURCE_DIR}/src/embed_rules.cmake
   COMMENT "Embedding rules/ into the WebAssembly module")
 
-file(GLOB OOMLENS_CORE_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/core/*.cc ${PROJECT_SOURCE_DIR}/src/core/*/*.cc)
+file(GLOB OOMLENS_CORE_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/core/*/*.cc)
 list(FILTER OOMLENS_CORE_SOURCES EXCLUDE REGEX ".*/input/decompress\\.cc$")
 file(GLOB OOMLENS_WEB_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/web/*.cc)
 add_executable(oomlens_web ${OOMLENS_CORE_SOURCES} ${OOMLENS_WEB_SOURCES} ${OOMLENS_EMBEDDED_RULES_CC})

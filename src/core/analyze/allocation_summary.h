@@ -1,8 +1,8 @@
 // The summary of an allocation listing (compiler report, allocation dump, peak
 // buffers): totals by state, free blocks, the owners and labels holding most
 // bytes, and groups of identical live buffers.
-#ifndef OOMLENS_CORE_ALLOCATION_SUMMARY_H_
-#define OOMLENS_CORE_ALLOCATION_SUMMARY_H_
+#ifndef OOMLENS_CORE_ANALYZE_ALLOCATION_SUMMARY_H_
+#define OOMLENS_CORE_ANALYZE_ALLOCATION_SUMMARY_H_
 
 #include <vector>
 
@@ -47,4 +47,4 @@ const char* AllocationState(const Allocation& allocation);
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_ALLOCATION_SUMMARY_H_
+#endif  // OOMLENS_CORE_ANALYZE_ALLOCATION_SUMMARY_H_

@@ -1,8 +1,8 @@
 // Correlation: which incidents are consequences of an earlier one in the same
 // input (the allocator's failure resurfacing as the framework's error, a kill
 // ending its container). Roots come first; consequences say what they follow.
-#ifndef OOMLENS_CORE_CORRELATE_H_
-#define OOMLENS_CORE_CORRELATE_H_
+#ifndef OOMLENS_CORE_ANALYZE_CORRELATE_H_
+#define OOMLENS_CORE_ANALYZE_CORRELATE_H_
 
 #include <vector>
 
@@ -23,4 +23,4 @@ void ShareDiagnoses(std::vector<Incident>* incidents);
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_CORRELATE_H_
+#endif  // OOMLENS_CORE_ANALYZE_CORRELATE_H_

@@ -1,6 +1,6 @@
 // Decision: cause rules (data) applied to an incident's facts.
-#ifndef OOMLENS_CORE_DECIDE_H_
-#define OOMLENS_CORE_DECIDE_H_
+#ifndef OOMLENS_CORE_ANALYZE_DECIDE_H_
+#define OOMLENS_CORE_ANALYZE_DECIDE_H_
 
 #include "core/rules/expr.h"
 #include "core/rules/rule_data.h"
@@ -20,4 +20,4 @@ void Decide(const RuleData& rules, Incident* incident);
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_DECIDE_H_
+#endif  // OOMLENS_CORE_ANALYZE_DECIDE_H_

@@ -1,6 +1,6 @@
 // Derived facts: what oomlens computes from the facts a log printed.
-#ifndef OOMLENS_CORE_DERIVE_H_
-#define OOMLENS_CORE_DERIVE_H_
+#ifndef OOMLENS_CORE_ANALYZE_DERIVE_H_
+#define OOMLENS_CORE_ANALYZE_DERIVE_H_
 
 #include <cstdint>
 #include <optional>
@@ -17,4 +17,4 @@ void DeriveFacts(const std::string& chip, Incident* incident);
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_DERIVE_H_
+#endif  // OOMLENS_CORE_ANALYZE_DERIVE_H_

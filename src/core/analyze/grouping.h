@@ -4,8 +4,8 @@
 // the failure (requested, used, limit) agree; other differing numbers make
 // outliers (so host OOM kills of several processes are one episode, each kill
 // an outlier with its pid).
-#ifndef OOMLENS_CORE_GROUPING_H_
-#define OOMLENS_CORE_GROUPING_H_
+#ifndef OOMLENS_CORE_ANALYZE_GROUPING_H_
+#define OOMLENS_CORE_ANALYZE_GROUPING_H_
 
 #include <map>
 #include <string>
@@ -65,4 +65,4 @@ void MergeIncident(Incident&& from, Incident* into);
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_GROUPING_H_
+#endif  // OOMLENS_CORE_ANALYZE_GROUPING_H_

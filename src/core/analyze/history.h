@@ -1,8 +1,8 @@
 // Program history: lines that show a program was compiled and that the job made
 // progress (completed steps) before an incident. A program that compiled and ran
 // and later fails to load was evicted by buffers.
-#ifndef OOMLENS_CORE_HISTORY_H_
-#define OOMLENS_CORE_HISTORY_H_
+#ifndef OOMLENS_CORE_ANALYZE_HISTORY_H_
+#define OOMLENS_CORE_ANALYZE_HISTORY_H_
 
 #include <map>
 #include <string>
@@ -38,4 +38,4 @@ void DeriveHistoryFacts(const ProgramHistory& history, Facts* derived);
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_HISTORY_H_
+#endif  // OOMLENS_CORE_ANALYZE_HISTORY_H_

@@ -3,8 +3,8 @@
 // stream, signature and device, then given to the incidents that follow them.
 // A steadily growing series with no OOM after it becomes an incident of its
 // own (kind memory_growth) when a cause rule recognises it.
-#ifndef OOMLENS_CORE_SERIES_H_
-#define OOMLENS_CORE_SERIES_H_
+#ifndef OOMLENS_CORE_ANALYZE_SERIES_H_
+#define OOMLENS_CORE_ANALYZE_SERIES_H_
 
 #include <map>
 #include <string>
@@ -62,4 +62,4 @@ void DeriveSeriesFacts(const MemorySeries& series, Facts* derived);
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_SERIES_H_
+#endif  // OOMLENS_CORE_ANALYZE_SERIES_H_

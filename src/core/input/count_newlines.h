@@ -1,7 +1,7 @@
 // Counting the newlines of the text the fast path skips, so line numbers stay
 // exact: 32 bytes at a time with AVX2 where the CPU has it.
-#ifndef OOMLENS_CORE_COUNT_NEWLINES_H_
-#define OOMLENS_CORE_COUNT_NEWLINES_H_
+#ifndef OOMLENS_CORE_INPUT_COUNT_NEWLINES_H_
+#define OOMLENS_CORE_INPUT_COUNT_NEWLINES_H_
 
 #include <cstddef>
 
@@ -11,4 +11,4 @@ size_t CountNewlines(const char* text, size_t size);
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_COUNT_NEWLINES_H_
+#endif  // OOMLENS_CORE_INPUT_COUNT_NEWLINES_H_

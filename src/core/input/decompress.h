@@ -1,8 +1,8 @@
 // Compressed and UTF-16 logs: gzip, zstd and UTF-16 are recognised by their first
 // bytes (not the file name), so stdin and misnamed files work too, and decoded as a
 // stream, layer by layer (a .gz.gz, gzip inside zstd, UTF-16 text inside gzip).
-#ifndef OOMLENS_CORE_DECOMPRESS_H_
-#define OOMLENS_CORE_DECOMPRESS_H_
+#ifndef OOMLENS_CORE_INPUT_DECOMPRESS_H_
+#define OOMLENS_CORE_INPUT_DECOMPRESS_H_
 
 #include <memory>
 
@@ -17,4 +17,4 @@ std::unique_ptr<ByteSource> OpenDecompressing(ByteSource* raw);
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_DECOMPRESS_H_
+#endif  // OOMLENS_CORE_INPUT_DECOMPRESS_H_

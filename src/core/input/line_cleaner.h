@@ -4,8 +4,8 @@
 // (glog/absl, timestamps, Python logging, host tags such as "[worker-3]",
 // "worker-3: ", "(EngineCore_DP0 pid=344)", "[rank1]:") and the wrappers of
 // pasted text (markdown quotes, fences, bullets, '#' comments, backticks).
-#ifndef OOMLENS_CORE_LINE_CLEANER_H_
-#define OOMLENS_CORE_LINE_CLEANER_H_
+#ifndef OOMLENS_CORE_INPUT_LINE_CLEANER_H_
+#define OOMLENS_CORE_INPUT_LINE_CLEANER_H_
 
 #include <memory>
 #include <optional>
@@ -82,4 +82,4 @@ std::string StripAnsi(std::string_view text);
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_LINE_CLEANER_H_
+#endif  // OOMLENS_CORE_INPUT_LINE_CLEANER_H_

@@ -1,6 +1,6 @@
 // Streams lines from a file descriptor or a string, never holding the whole input.
-#ifndef OOMLENS_CORE_LINE_READER_H_
-#define OOMLENS_CORE_LINE_READER_H_
+#ifndef OOMLENS_CORE_INPUT_LINE_READER_H_
+#define OOMLENS_CORE_INPUT_LINE_READER_H_
 
 #include <atomic>
 #include <cstddef>
@@ -127,4 +127,4 @@ class LineReader {
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_LINE_READER_H_
+#endif  // OOMLENS_CORE_INPUT_LINE_READER_H_

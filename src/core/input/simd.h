@@ -1,8 +1,8 @@
 // Whether this build has AVX2 code paths (x86-64, GCC or clang) and whether the
 // CPU running it has AVX2: the paths are compiled with target attributes and
 // chosen at run time; every caller keeps a byte loop that gives the same answer.
-#ifndef OOMLENS_CORE_SIMD_H_
-#define OOMLENS_CORE_SIMD_H_
+#ifndef OOMLENS_CORE_INPUT_SIMD_H_
+#define OOMLENS_CORE_INPUT_SIMD_H_
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -23,4 +23,4 @@ inline bool CpuHasAvx2() {
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_SIMD_H_
+#endif  // OOMLENS_CORE_INPUT_SIMD_H_

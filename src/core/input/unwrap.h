@@ -3,8 +3,8 @@
 // ({"textPayload": ...} / {"jsonPayload": {"message": ...}}, host from the
 // resource labels), generic {"message": ...} lines, and CRI/Kubernetes lines
 // ("<time> stderr F <text>", partial "P" lines joined with what follows).
-#ifndef OOMLENS_CORE_UNWRAP_H_
-#define OOMLENS_CORE_UNWRAP_H_
+#ifndef OOMLENS_CORE_INPUT_UNWRAP_H_
+#define OOMLENS_CORE_INPUT_UNWRAP_H_
 
 #include <string>
 #include <string_view>
@@ -24,4 +24,4 @@ bool UnwrapJson(std::string_view line, std::vector<std::string>* texts, std::str
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_UNWRAP_H_
+#endif  // OOMLENS_CORE_INPUT_UNWRAP_H_

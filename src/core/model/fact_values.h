@@ -1,7 +1,7 @@
 // Making fact values that oomlens computes (derived facts, aggregates), and the
 // label a fact is shown with. Values read from a log come from MakeFact instead.
-#ifndef OOMLENS_CORE_FACT_VALUES_H_
-#define OOMLENS_CORE_FACT_VALUES_H_
+#ifndef OOMLENS_CORE_MODEL_FACT_VALUES_H_
+#define OOMLENS_CORE_MODEL_FACT_VALUES_H_
 
 #include <algorithm>
 #include <cmath>
@@ -75,4 +75,4 @@ inline std::string FactLabel(const std::string& fact) {
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_FACT_VALUES_H_
+#endif  // OOMLENS_CORE_MODEL_FACT_VALUES_H_

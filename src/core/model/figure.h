@@ -2,8 +2,8 @@
 // figure, a compile, a completed step). Figures can be a large share of a log's
 // lines (one per step and device), so the scanner takes them from the
 // recogniser as this view, without building an Event.
-#ifndef OOMLENS_CORE_FIGURE_H_
-#define OOMLENS_CORE_FIGURE_H_
+#ifndef OOMLENS_CORE_MODEL_FIGURE_H_
+#define OOMLENS_CORE_MODEL_FIGURE_H_
 
 #include <string>
 #include <string_view>
@@ -36,4 +36,4 @@ Figure FigureOf(const Event& event);
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_FIGURE_H_
+#endif  // OOMLENS_CORE_MODEL_FIGURE_H_

@@ -2,8 +2,8 @@
 // facts a one-line figure (series or activity signature) holds. Nothing here
 // depends on earlier lines, so the read-ahead thread can read figure lines
 // ahead of the recogniser with a FigureReader of its own (each has its scratch).
-#ifndef OOMLENS_CORE_FIGURE_READER_H_
-#define OOMLENS_CORE_FIGURE_READER_H_
+#ifndef OOMLENS_CORE_RECOGNIZE_FIGURE_READER_H_
+#define OOMLENS_CORE_RECOGNIZE_FIGURE_READER_H_
 
 #include <memory>
 #include <string>
@@ -81,4 +81,4 @@ class FigureReader {
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_FIGURE_READER_H_
+#endif  // OOMLENS_CORE_RECOGNIZE_FIGURE_READER_H_

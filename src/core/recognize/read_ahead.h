@@ -8,8 +8,8 @@
 // The hits are the start offsets of literals, one per line that holds any, in
 // input order. A line is searched once it is complete (its '\n' was read), so
 // a hit is known before the scanner can skip the line it lies in.
-#ifndef OOMLENS_CORE_READ_AHEAD_H_
-#define OOMLENS_CORE_READ_AHEAD_H_
+#ifndef OOMLENS_CORE_RECOGNIZE_READ_AHEAD_H_
+#define OOMLENS_CORE_RECOGNIZE_READ_AHEAD_H_
 
 #include <atomic>
 #include <condition_variable>
@@ -107,4 +107,4 @@ class ReadAheadSource : public ByteSource {
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_READ_AHEAD_H_
+#endif  // OOMLENS_CORE_RECOGNIZE_READ_AHEAD_H_

@@ -17,8 +17,8 @@
 // after the OOM message) is tried only on the few lines that follow an event of
 // those kinds in the same stream; its entries and facts join that event, which
 // is held back until no listing can follow any more.
-#ifndef OOMLENS_CORE_RECOGNIZER_H_
-#define OOMLENS_CORE_RECOGNIZER_H_
+#ifndef OOMLENS_CORE_RECOGNIZE_RECOGNIZER_H_
+#define OOMLENS_CORE_RECOGNIZE_RECOGNIZER_H_
 
 #include <map>
 #include <set>
@@ -151,4 +151,4 @@ std::vector<Event> RecognizeText(const RuleData& rules, std::string_view text, b
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_RECOGNIZER_H_
+#endif  // OOMLENS_CORE_RECOGNIZE_RECOGNIZER_H_

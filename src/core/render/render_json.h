@@ -1,7 +1,7 @@
 // Internal: the JSON value of one incident, shared by the JSON, JSON Lines,
 // SARIF and GitLab renderers.
-#ifndef OOMLENS_CORE_RENDER_JSON_H_
-#define OOMLENS_CORE_RENDER_JSON_H_
+#ifndef OOMLENS_CORE_RENDER_RENDER_JSON_H_
+#define OOMLENS_CORE_RENDER_RENDER_JSON_H_
 
 #include <string>
 
@@ -22,4 +22,4 @@ std::string Dump(const nlohmann::ordered_json& j, int indent);
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_RENDER_JSON_H_
+#endif  // OOMLENS_CORE_RENDER_RENDER_JSON_H_

@@ -1,8 +1,8 @@
 // The loader of one rule document (internal to rule_loader.cc and
 // signature_loader.cc): strict keys, typed values, every problem reported with
 // file:line:col, what is wrong and what to do.
-#ifndef OOMLENS_CORE_DOC_LOADER_H_
-#define OOMLENS_CORE_DOC_LOADER_H_
+#ifndef OOMLENS_CORE_RULES_DOC_LOADER_H_
+#define OOMLENS_CORE_RULES_DOC_LOADER_H_
 
 #include <set>
 #include <string>
@@ -69,4 +69,4 @@ std::string JoinKeys(const std::set<std::string>& keys);
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_DOC_LOADER_H_
+#endif  // OOMLENS_CORE_RULES_DOC_LOADER_H_

@@ -15,8 +15,8 @@
 // not(absent) is absent (so a rule never fires on missing data). Division by
 // zero is absent. Units are checked when the rule is loaded: sizes add to sizes,
 // size / size is a number, text facts may only appear inside has().
-#ifndef OOMLENS_CORE_EXPR_H_
-#define OOMLENS_CORE_EXPR_H_
+#ifndef OOMLENS_CORE_RULES_EXPR_H_
+#define OOMLENS_CORE_RULES_EXPR_H_
 
 #include <functional>
 #include <memory>
@@ -69,4 +69,4 @@ class Expr {
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_EXPR_H_
+#endif  // OOMLENS_CORE_RULES_EXPR_H_

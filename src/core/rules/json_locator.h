@@ -1,7 +1,7 @@
 // Finds where a JSON value starts in its source text, for error messages
 // such as "rules/tpu.json:14:9: /signatures/3/start: invalid regex".
-#ifndef OOMLENS_CORE_JSON_LOCATOR_H_
-#define OOMLENS_CORE_JSON_LOCATOR_H_
+#ifndef OOMLENS_CORE_RULES_JSON_LOCATOR_H_
+#define OOMLENS_CORE_RULES_JSON_LOCATOR_H_
 
 #include <cstddef>
 #include <map>
@@ -38,4 +38,4 @@ std::string PointerEscape(const std::string& key);
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_JSON_LOCATOR_H_
+#endif  // OOMLENS_CORE_RULES_JSON_LOCATOR_H_

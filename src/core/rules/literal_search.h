@@ -8,8 +8,8 @@
 // belong to the set of bytes fingerprints hold at that place. Candidates are
 // then looked up in a small hash table of the exact fingerprints, and only an
 // exact fingerprint leads to comparing the literal itself.
-#ifndef OOMLENS_CORE_LITERAL_SEARCH_H_
-#define OOMLENS_CORE_LITERAL_SEARCH_H_
+#ifndef OOMLENS_CORE_RULES_LITERAL_SEARCH_H_
+#define OOMLENS_CORE_RULES_LITERAL_SEARCH_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -69,4 +69,4 @@ class LiteralSearch {
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_LITERAL_SEARCH_H_
+#endif  // OOMLENS_CORE_RULES_LITERAL_SEARCH_H_

@@ -4,8 +4,8 @@
 // that holds another ("CUDA error: out of memory" holds "out of memory") cannot
 // add a line to that pass, so the pass searches only the others; telling which
 // literals a candidate line holds (Which) searches them all.
-#ifndef OOMLENS_CORE_PREFILTER_H_
-#define OOMLENS_CORE_PREFILTER_H_
+#ifndef OOMLENS_CORE_RULES_PREFILTER_H_
+#define OOMLENS_CORE_RULES_PREFILTER_H_
 
 #include <memory>
 #include <string>
@@ -43,4 +43,4 @@ class Prefilter {
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_PREFILTER_H_
+#endif  // OOMLENS_CORE_RULES_PREFILTER_H_

@@ -1,6 +1,6 @@
 // Compiled signatures and cause rules (internal to the core).
-#ifndef OOMLENS_CORE_RULE_DATA_H_
-#define OOMLENS_CORE_RULE_DATA_H_
+#ifndef OOMLENS_CORE_RULES_RULE_DATA_H_
+#define OOMLENS_CORE_RULES_RULE_DATA_H_
 
 #include <map>
 #include <memory>
@@ -140,4 +140,4 @@ const RuleData& RuleDataOf(const RuleSet& rules);
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_RULE_DATA_H_
+#endif  // OOMLENS_CORE_RULES_RULE_DATA_H_

@@ -1,8 +1,8 @@
 // RE2 behind one small wrapper: compiling rule patterns (with macros) and
 // running fact patterns. The only place that converts to re2::StringPiece,
 // besides the line cleaner's fixed prefixes.
-#ifndef OOMLENS_CORE_SIGNATURE_PATTERNS_H_
-#define OOMLENS_CORE_SIGNATURE_PATTERNS_H_
+#ifndef OOMLENS_CORE_RULES_SIGNATURE_PATTERNS_H_
+#define OOMLENS_CORE_RULES_SIGNATURE_PATTERNS_H_
 
 #include <functional>
 #include <memory>
@@ -58,4 +58,4 @@ void ForEachCapture(const re2::RE2& re, std::string_view text,
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_SIGNATURE_PATTERNS_H_
+#endif  // OOMLENS_CORE_RULES_SIGNATURE_PATTERNS_H_

@@ -9,8 +9,8 @@
 //     greedy pass never has to give bytes back: the first match a backtracking
 //     engine finds, which is what RE2 reports (leftmost-first), is the greedy one.
 // Anything else (alternation, anchors, \b, lazy quantifiers, flags) is left to RE2.
-#ifndef OOMLENS_CORE_SIMPLE_PATTERN_H_
-#define OOMLENS_CORE_SIMPLE_PATTERN_H_
+#ifndef OOMLENS_CORE_RULES_SIMPLE_PATTERN_H_
+#define OOMLENS_CORE_RULES_SIMPLE_PATTERN_H_
 
 #include <array>
 #include <cstddef>
@@ -56,4 +56,4 @@ class SimplePattern {
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_SIMPLE_PATTERN_H_
+#endif  // OOMLENS_CORE_RULES_SIMPLE_PATTERN_H_

@@ -5,8 +5,8 @@
 // A part is {expression} or {expression:format}, format one of size, ratio (204.5x),
 // pct (35%), num, int. "{{" and "}}" print braces. Rendering fails (returns false)
 // when any part is absent, so a line never shows a number the log did not print.
-#ifndef OOMLENS_CORE_TEMPLATE_H_
-#define OOMLENS_CORE_TEMPLATE_H_
+#ifndef OOMLENS_CORE_RULES_TEMPLATE_H_
+#define OOMLENS_CORE_RULES_TEMPLATE_H_
 
 #include <memory>
 #include <string>
@@ -43,4 +43,4 @@ std::string FormatValue(const Value& v, std::string_view format);
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_TEMPLATE_H_
+#endif  // OOMLENS_CORE_RULES_TEMPLATE_H_

@@ -3,7 +3,7 @@
 // on a last line without a newline, scanned both ways.
 #include "core/rules/rule_data.h"
 #include "core/recognize/read_ahead.h"
-#include "core/scan_testing.h"
+#include "core/run/scan_testing.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

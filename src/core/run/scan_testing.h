@@ -1,6 +1,6 @@
 // Knobs of a Scanner that only tests turn (the public ScanOptions has none).
-#ifndef OOMLENS_CORE_SCAN_TESTING_H_
-#define OOMLENS_CORE_SCAN_TESTING_H_
+#ifndef OOMLENS_CORE_RUN_SCAN_TESTING_H_
+#define OOMLENS_CORE_RUN_SCAN_TESTING_H_
 
 #include "core/recognize/read_ahead.h"
 #include "oomlens/scanner.h"
@@ -14,4 +14,4 @@ struct ScannerTesting {
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_SCAN_TESTING_H_
+#endif  // OOMLENS_CORE_RUN_SCAN_TESTING_H_

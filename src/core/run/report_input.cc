@@ -1,4 +1,4 @@
-#include "core/report_input.h"
+#include "core/run/report_input.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,8 +1,8 @@
 // An input that may be a report written with --format json rather than a log
 // (`oomlens diff` takes either, `merge` only reports): told by parsing it as one
 // JSON document, read at most kMaxReportBytes, never as a whole DOM.
-#ifndef OOMLENS_CORE_REPORT_INPUT_H_
-#define OOMLENS_CORE_REPORT_INPUT_H_
+#ifndef OOMLENS_CORE_RUN_REPORT_INPUT_H_
+#define OOMLENS_CORE_RUN_REPORT_INPUT_H_
 
 #include <string>
 
@@ -19,4 +19,4 @@ bool ReadReportOrLook(ByteSource* source, std::string* text, Report* report, boo
 
 }  // namespace oomlens
 
-#endif  // OOMLENS_CORE_REPORT_INPUT_H_
+#endif  // OOMLENS_CORE_RUN_REPORT_INPUT_H_
