@@ -7,7 +7,6 @@
 #include <string>
 
 #include "oomlens/report.h"
-#include "oomlens/scanner.h"
 
 namespace oomlens {
 

@@ -24,7 +24,6 @@
 #include "core/recognize/figure_reader.h"
 #include "core/input/line_reader.h"
 #include "core/rules/prefilter.h"
-#include "oomlens/scanner.h"
 
 namespace oomlens {
 
