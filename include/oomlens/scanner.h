@@ -38,14 +38,6 @@ struct ScanOptions {
   bool read_ahead = false;
 };
 
-/// The host a file's path names: group 1 of pattern (RE2 syntax) matched in path,
-/// or "" when it does not match. Returns false and sets *error for a bad pattern.
-bool HostFromPath(const std::string& path, const std::string& pattern, std::string* host, std::string* error);
-
-/// The file name without its directory and log/compression extensions:
-/// "logs/worker-3.log.gz" -> "worker-3".
-std::string FileStem(const std::string& path);
-
 /// Reports larger than this are not read back (merge, diff): an error says so.
 constexpr size_t kMaxReportBytes = size_t{256} << 20;
 

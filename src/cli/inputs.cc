@@ -4,6 +4,8 @@
 #include <fnmatch.h>
 #include <sys/stat.h>
 
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <set>
 #include <utility>
@@ -12,6 +14,21 @@
 
 namespace oomlens {
 namespace {
+
+// The host a file's path names: group 1 of pattern (RE2 syntax) matched in path,
+// or "" when it does not match. Returns false and sets *error for a bad pattern.
+bool HostFromPath(const std::string& path, const std::string& pattern, std::string* host, std::string* error) {
+  RE2::Options options;
+  options.set_log_errors(false);
+  RE2 re(pattern, options);
+  if (!re.ok() || re.NumberOfCapturingGroups() < 1) {
+    *error = re.ok() ? "the pattern needs a capturing group, e.g. 'worker-(\\d+)'" : re.error();
+    return false;
+  }
+  std::string captured;
+  *host = RE2::PartialMatch(path, re, &captured) ? captured : "";
+  return true;
+}
 
 bool IsDirectory(const std::string& path) {
   struct stat st;

@@ -23,6 +23,18 @@ std::string IncidentKey(const Incident& i) {
   return GroupKey(e);
 }
 
+// The file name without its directory and log/compression extensions:
+// "logs/worker-3.log.gz" -> "worker-3".
+std::string FileStem(const std::string& path) {
+  std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  for (const char* ext : {".gz", ".zst", ".zstd", ".log", ".txt", ".json", ".jsonl", ".out", ".err"}) {
+    std::string e = ext;
+    if (name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0)
+      name.resize(name.size() - e.size());
+  }
+  return name;
+}
+
 // With several parts, an incident of a part that read one file and names no host
 // comes from that file: the file's name (its stem) is its host, so incidents
 // that group across files say where they were seen (docs/cli.md, "Several files").

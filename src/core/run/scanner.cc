@@ -5,8 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <re2/re2.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -191,29 +189,6 @@ bool Scanner::ScanFile(const std::string& path, const std::string& host) {
   bool ok = ScanFd(fd, path, host);
   ::close(fd);
   return ok;
-}
-
-bool HostFromPath(const std::string& path, const std::string& pattern, std::string* host, std::string* error) {
-  RE2::Options options;
-  options.set_log_errors(false);
-  RE2 re(pattern, options);
-  if (!re.ok() || re.NumberOfCapturingGroups() < 1) {
-    *error = re.ok() ? "the pattern needs a capturing group, e.g. 'worker-(\\d+)'" : re.error();
-    return false;
-  }
-  std::string captured;
-  *host = RE2::PartialMatch(path, re, &captured) ? captured : "";
-  return true;
-}
-
-std::string FileStem(const std::string& path) {
-  std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-  for (const char* ext : {".gz", ".zst", ".zstd", ".log", ".txt", ".json", ".jsonl", ".out", ".err"}) {
-    std::string e = ext;
-    if (name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0)
-      name.resize(name.size() - e.size());
-  }
-  return name;
 }
 
 Report Scanner::Finish() {
