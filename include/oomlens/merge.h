@@ -12,7 +12,6 @@
 
 #include "oomlens/report.h"
 #include "oomlens/rules.h"
-#include "oomlens/scanner.h"
 
 namespace oomlens {
 
@@ -20,22 +19,6 @@ namespace oomlens {
 /// inputs are concatenated, incidents regrouped across parts, then facts
 /// derived, causes decided and consequences correlated again with rules.
 Report MergeReports(std::vector<Report> parts, const RuleSet& rules, const std::string& chip);
-
-/// One input of ScanEach: a path ("-": the file descriptor stdin_fd) and the host
-/// its events without a host tag are from (may be empty).
-struct ScanInput {
-  std::string path;
-  std::string host;
-};
-
-/// Scans each input with a scanner of its own (on `jobs` threads), then merges the
-/// reports in input order: a file's series, progress and consequences stay in that
-/// file, and incidents group across files only by what the merge compares. So -j 1,
-/// -j N and `oomlens merge` of per-file reports give the same report. Inputs not
-/// begun when options.cancel turns true are not read. *read_all turns false when
-/// an input could not be read whole.
-Report ScanEach(const std::vector<ScanInput>& inputs, const RuleSet& rules, const ScanOptions& options, int jobs,
-                int stdin_fd, bool* read_all);
 
 /// MergeReports one part at a time, so that a part can be dropped once added
 /// (merging many large reports holds one of them, not all).

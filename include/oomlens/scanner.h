@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "oomlens/chips.h"
 #include "oomlens/report.h"
@@ -44,6 +45,22 @@ constexpr size_t kMaxReportBytes = size_t{256} << 20;
 /// Reads a report written with --format json from fd (gzip or zstd too), at most
 /// kMaxReportBytes. False with *error when it is no such report or too large.
 bool ReadJsonReport(int fd, Report* report, std::string* error);
+
+/// One input of ScanEach: a path ("-": the file descriptor stdin_fd) and the host
+/// its events without a host tag are from (may be empty).
+struct ScanInput {
+  std::string path;
+  std::string host;
+};
+
+/// Scans each input with a scanner of its own (on `jobs` threads), then merges the
+/// reports in input order: a file's series, progress and consequences stay in that
+/// file, and incidents group across files only by what the merge compares. So -j 1,
+/// -j N and `oomlens merge` of per-file reports give the same report. Inputs not
+/// begun when options.cancel turns true are not read. *read_all turns false when
+/// an input could not be read whole.
+Report ScanEach(const std::vector<ScanInput>& inputs, const RuleSet& rules, const ScanOptions& options, int jobs,
+                int stdin_fd, bool* read_all);
 
 class Scanner {
  public:

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "oomlens/merge.h"
+#include "oomlens/scanner.h"
 
 namespace oomlens {
 
