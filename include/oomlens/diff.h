@@ -3,11 +3,10 @@
 // allocations are new, gone, grew or shrank.
 //
 //   oomlens::ReportDiff d = oomlens::DiffReports(before, after);
-//   oomlens::RenderDiffText(d, std::cout);
+//   oomlens::RenderDiffText(d, std::cout);  // oomlens/render.h
 #ifndef OOMLENS_DIFF_H_
 #define OOMLENS_DIFF_H_
 
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -61,9 +60,6 @@ const char* StatusName(IncidentDiff::Status status);
 
 /// "+1.51G (+5%)" between two sizes, or "" when either is missing.
 std::string FormatChange(const FactValue& before, const FactValue& after);
-
-void RenderDiffText(const ReportDiff& diff, std::ostream& out);
-void RenderDiffJson(const ReportDiff& diff, std::ostream& out);
 
 }  // namespace oomlens
 

@@ -3,18 +3,16 @@
 //
 //   oomlens::Report merged = oomlens::MergeReports(std::move(per_file), rules, "");
 //   oomlens::FleetReport fleet = oomlens::SummarizeFleet(merged);
-//   oomlens::RenderFleet(fleet, oomlens::Format::kText, std::cout);
+//   oomlens::RenderFleet(fleet, oomlens::Format::kText, std::cout);  // oomlens/render.h
 //
 // Each input (file) of the merged report is one job.
 #ifndef OOMLENS_FLEET_H_
 #define OOMLENS_FLEET_H_
 
 #include <cstdint>
-#include <ostream>
 #include <string>
 #include <vector>
 
-#include "oomlens/render.h"
 #include "oomlens/report.h"
 
 namespace oomlens {
@@ -67,14 +65,6 @@ FleetReport SummarizeFleet(const Report& merged);
 /// prefixes and exception class names, lines joined, digits masked ("#"), at most
 /// 160 bytes.
 std::string MaskedMessage(const Incident& incident);
-
-/// Whether RenderFleet writes format itself: text, json, markdown or html.
-bool FleetFormat(Format format);
-
-/// Renders as text, json (fleet_schema_version 1), markdown or html (with charts);
-/// the other formats render as json.
-void RenderFleet(const FleetReport& fleet, Format format, std::ostream& out);
-void RenderFleetHtml(const FleetReport& fleet, std::ostream& out);
 
 }  // namespace oomlens
 

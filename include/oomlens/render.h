@@ -1,4 +1,4 @@
-// Renderers: a Report in, text or JSON out. Deterministic: the same report
+// Renderers: a Report (or a fleet summary, or a diff) in, text or JSON out. Deterministic: the same report
 // always gives the same bytes (no timestamps, no absolute paths added).
 #ifndef OOMLENS_RENDER_H_
 #define OOMLENS_RENDER_H_
@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "oomlens/diff.h"
+#include "oomlens/fleet.h"
 #include "oomlens/report.h"
 #include "oomlens/rules.h"
 #include "oomlens/version.h"
@@ -72,6 +74,18 @@ void RenderHtml(const Report& report, std::ostream& out);
 
 /// Renders the report in the given format; options apply to the text format.
 void RenderReport(const Report& report, Format format, const TextOptions& options, std::ostream& out);
+
+/// Whether RenderFleet writes format itself: text, json, markdown or html.
+bool FleetFormat(Format format);
+
+/// Renders as text, json (fleet_schema_version 1), markdown or html (with charts);
+/// the other formats render as json.
+void RenderFleet(const FleetReport& fleet, Format format, std::ostream& out);
+void RenderFleetHtml(const FleetReport& fleet, std::ostream& out);
+
+/// A comparison of two runs as text (what appeared, changed, vanished) or JSON.
+void RenderDiffText(const ReportDiff& diff, std::ostream& out);
+void RenderDiffJson(const ReportDiff& diff, std::ostream& out);
 
 /// Text safe for a terminal or a CI log: C0 and C1 controls (ESC, CSI 0x9B,
 /// U+009B ...) and DEL become '?', invalid UTF-8 bytes too; tabs and valid UTF-8

@@ -7,6 +7,7 @@
 #include "core/render/markdown_cell.h"
 #include "core/render/render_json.h"
 #include "oomlens/fleet.h"
+#include "oomlens/render.h"
 #include "oomlens/size.h"
 #include "oomlens/version.h"
 

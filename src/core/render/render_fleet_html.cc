@@ -6,6 +6,7 @@
 
 #include "core/render/fleet_labels.h"
 #include "oomlens/fleet.h"
+#include "oomlens/render.h"
 #include "oomlens/size.h"
 #include "oomlens/version.h"
 
