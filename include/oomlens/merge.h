@@ -20,6 +20,10 @@ namespace oomlens {
 /// derived, causes decided and consequences correlated again with rules.
 Report MergeReports(std::vector<Report> parts, const RuleSet& rules, const std::string& chip);
 
+/// A report read back (a --format json file, a Python object) and finished again as
+/// if scanned now: its facts derived and causes decided with these rules and chip.
+Report Refinish(Report report, const RuleSet& rules, const std::string& chip);
+
 /// MergeReports one part at a time, so that a part can be dropped once added
 /// (merging many large reports holds one of them, not all).
 class ReportMerger {

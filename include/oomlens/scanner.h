@@ -62,6 +62,18 @@ struct ScanInput {
 Report ScanEach(const std::vector<ScanInput>& inputs, const RuleSet& rules, const ScanOptions& options, int jobs,
                 int stdin_fd, bool* read_all);
 
+/// What ReadRun read: a log scanned now, or a report written with --format json.
+enum class RunKind { kLog, kReport };
+
+/// One run as `diff` compares it, read from fd once (a pipe works): a report written
+/// with --format json (any key order, gzip or zstd too) is read and finished again
+/// with rules (Refinish, oomlens/merge.h); anything else is scanned as a log and
+/// finished. *kind says which. False when the report is broken or too large (*error
+/// says why) or the log could not be read whole (its report's problems say why;
+/// what was read counts).
+bool ReadRun(int fd, const std::string& name, const RuleSet& rules, const ScanOptions& options, Report* report,
+             RunKind* kind, std::string* error);
+
 class Scanner {
  public:
   /// rules must outlive the scanner.
@@ -80,19 +92,13 @@ class Scanner {
   /// Scans text held in memory (a paste).
   void ScanText(std::string_view text, const std::string& name);
 
-  /// For `diff`, whose sides may be logs or reports: reads fd once (a pipe works).
-  /// A report written with --format json (any key order, gzip or zstd too) goes
-  /// to *report and gives kReport; anything else is scanned as a log, like ScanFd
-  /// (Finish() gives its report), and gives kLog. *ok is false when the report is
-  /// broken or too large (*error says why) or the log could not be read.
-  enum class Content { kLog, kReport };
-  Content ScanFdOrReadReport(int fd, const std::string& name, Report* report, bool* ok, std::string* error);
-
   /// Groups, derives and decides. Call once, after the last Scan*.
   Report Finish();
 
  private:
-  friend struct ScannerTesting;  // core/scan_testing.h: knobs only tests turn
+  friend struct ScannerTesting;  // core/run/scan_testing.h: knobs only tests turn
+  friend bool ReadRun(int fd, const std::string& name, const RuleSet& rules, const ScanOptions& options,
+                      Report* report, RunKind* kind, std::string* error);
   struct State;
   std::unique_ptr<State> state_;
 };

@@ -261,23 +261,16 @@ bool ReadSide(const std::string& path, const RuleSet& rules, const Options& o, R
   }
   ScanOptions options;
   options.chip = o.chip;
-  Scanner scanner(rules, options);
-  bool ok = true;
-  Report read;
-  Scanner::Content content = scanner.ScanFdOrReadReport(fd, path == "-" ? "<stdin>" : path, &read, &ok, &error);
+  RunKind kind = RunKind::kLog;
+  bool ok = ReadRun(fd, path == "-" ? "<stdin>" : path, rules, options, report, &kind, &error);
   if (fd != STDIN_FILENO) ::close(fd);
-  if (content == Scanner::Content::kReport) {
+  if (kind == RunKind::kReport) {
     if (!ok) {
       err << "oomlens: error: " << path << ": " << error
           << " (help: give a log or a report written with --format json)\n";
-      return false;
     }
-    std::vector<Report> parts;
-    parts.push_back(std::move(read));
-    *report = MergeReports(std::move(parts), rules, o.chip);  // derives facts and decides causes again
-    return true;
+    return ok;
   }
-  *report = scanner.Finish();
   PrintProblems(report->problems, o.quiet, err);
   return ok;
 }

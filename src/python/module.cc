@@ -152,9 +152,7 @@ PyReport ReadReport(const std::string& json) {
   Report report;
   std::string error;
   if (!ParseJsonReport(json, &report, &error)) throw py::value_error("not an oomlens report: " + error);
-  std::vector<Report> parts;
-  parts.push_back(std::move(report));
-  return PyReport{MergeReports(std::move(parts), BuiltinRules(), "")};
+  return PyReport{Refinish(std::move(report), BuiltinRules(), "")};
 }
 
 PyReport Merge(const std::vector<PyReport*>& parts, const std::string& chip) {

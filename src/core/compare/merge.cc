@@ -96,6 +96,12 @@ Report ReportMerger::Finish() {
   return merged;
 }
 
+Report Refinish(Report report, const RuleSet& rules, const std::string& chip) {
+  ReportMerger merger(rules, chip, /*several_parts=*/false);
+  merger.Add(std::move(report));
+  return merger.Finish();
+}
+
 Report MergeReports(std::vector<Report> parts, const RuleSet& rules, const std::string& chip) {
   ReportMerger merger(rules, chip, parts.size() > 1);
   for (auto& part : parts) merger.Add(std::move(part));

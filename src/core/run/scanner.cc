@@ -19,6 +19,7 @@
 #include "core/run/scan_testing.h"
 #include "core/recognize/recognizer.h"
 #include "core/run/report_input.h"
+#include "oomlens/merge.h"
 #include "core/rules/rule_data.h"
 #include "core/analyze/history.h"
 #include "core/analyze/series.h"
@@ -150,18 +151,6 @@ void Scanner::ScanText(std::string_view text, const std::string& name) {
   state_->Scan(&source, name, "");
 }
 
-Scanner::Content Scanner::ScanFdOrReadReport(int fd, const std::string& name, Report* report, bool* ok,
-                                             std::string* error) {
-  FdSource raw(fd);
-  raw.StopWhen(state_->options.cancel);
-  std::unique_ptr<ByteSource> source = OpenDecompressing(&raw);
-  std::string text;
-  if (ReadReportOrLook(source.get(), &text, report, ok, error)) return Content::kReport;
-  PrefixedSource rest(std::move(text), source.get());  // what was read to look is scanned too
-  *ok = state_->Scan(&rest, name, "");
-  return Content::kLog;
-}
-
 bool Scanner::ScanFile(const std::string& path, const std::string& host) {
   if (path == "-") return ScanFd(STDIN_FILENO, "<stdin>", host);
   struct stat st;
@@ -214,6 +203,27 @@ Report Scanner::Finish() {
               std::to_string(s.dropped_problems) + " more warnings not shown", "");
   }
   return std::move(s.report);
+}
+
+bool ReadRun(int fd, const std::string& name, const RuleSet& rules, const ScanOptions& options, Report* report,
+             RunKind* kind, std::string* error) {
+  FdSource raw(fd);
+  raw.StopWhen(options.cancel);
+  std::unique_ptr<ByteSource> source = OpenDecompressing(&raw);
+  std::string text;
+  bool ok = true;
+  Report read;
+  if (ReadReportOrLook(source.get(), &text, &read, &ok, error)) {
+    *kind = RunKind::kReport;
+    if (ok) *report = Refinish(std::move(read), rules, options.chip);
+    return ok;
+  }
+  *kind = RunKind::kLog;
+  Scanner scanner(rules, options);
+  PrefixedSource rest(std::move(text), source.get());  // what was read to look is scanned too
+  ok = scanner.state_->Scan(&rest, name, "");
+  *report = scanner.Finish();
+  return ok;
 }
 
 }  // namespace oomlens
