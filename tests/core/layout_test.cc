@@ -1,7 +1,8 @@
 // The tree shows the pipeline: src/core has one folder per stage, in the order of
-// the table in docs/ARCHITECTURE.md. A file includes only from its own stage or a
-// lower one, headers include each other without a cycle, and every file of
-// src/core is named in that table.
+// the table in docs/ARCHITECTURE.md, and each public header of include/oomlens/ is
+// the face of one stage (the table's "face" column). A file includes only from its
+// own stage or a lower one, public headers counted, headers include each other
+// without a cycle, and every file of src/core is named in that table.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 const fs::path kSource = OOMLENS_SOURCE_DIR;
 const fs::path kCore = kSource / "src" / "core";
-constexpr int kTopStage = 1000;  // files directly in src/core: the entry points
+const fs::path kPublic = kSource / "include" / "oomlens";
 
 std::string Slurp(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -28,21 +29,54 @@ std::string Slurp(const fs::path& path) {
   return text.str();
 }
 
-// Stage folders in the order of their rows in the ARCHITECTURE table ("| `model/` | ...").
-std::map<std::string, int> StagesFromArchitecture() {
+// The cells of a row of the ARCHITECTURE table ("| `model/` | `report.h` | ..."),
+// trimmed; empty for any other line.
+std::vector<std::string> Cells(const std::string& line) {
+  std::vector<std::string> cells;
+  if (line.rfind("| `", 0) != 0) return cells;
+  std::istringstream row(line.substr(1));
+  std::string cell;
+  while (std::getline(row, cell, '|')) {
+    size_t begin = cell.find_first_not_of(' '), end = cell.find_last_not_of(' ');
+    cells.push_back(begin == std::string::npos ? "" : cell.substr(begin, end - begin + 1));
+  }
+  return cells;
+}
+
+// The names between backticks in a cell ("`report.h`, `facts.h`" -> report.h, facts.h).
+std::vector<std::string> Quoted(const std::string& cell) {
+  std::vector<std::string> names;
+  for (size_t open = cell.find('`'); open != std::string::npos; open = cell.find('`', open + 1)) {
+    size_t close = cell.find('`', open + 1);
+    if (close == std::string::npos) break;
+    names.push_back(cell.substr(open + 1, close - open - 1));
+    open = close;
+  }
+  return names;
+}
+
+struct Stages {
+  std::map<std::string, int> order;         // folder -> its row
+  std::map<std::string, std::string> face;  // public header ("scanner.h") -> folder
+};
+
+// Stage folders in the order of their rows in the ARCHITECTURE table, and the
+// public headers each row names as its face.
+Stages StagesFromArchitecture() {
   std::istringstream doc(Slurp(kSource / "docs" / "ARCHITECTURE.md"));
-  std::map<std::string, int> stages;
+  Stages stages;
   std::string line;
   while (std::getline(doc, line)) {
-    if (line.rfind("| `", 0) != 0) continue;
-    size_t end = line.find("/` |");
-    if (end == std::string::npos) continue;
-    stages[line.substr(3, end - 3)] = static_cast<int>(stages.size());
+    std::vector<std::string> cells = Cells(line);
+    if (cells.size() < 3 || cells[0].size() < 4 || cells[0].substr(cells[0].size() - 2) != "/`") continue;
+    std::string folder = cells[0].substr(1, cells[0].size() - 3);
+    stages.order[folder] = static_cast<int>(stages.order.size());
+    for (const auto& header : Quoted(cells[1])) stages.face[header] = folder;
   }
   return stages;
 }
 
-// Files of src/core, relative to it ("analyze/derive.h", "scanner.cc").
+// Files of src/core, relative to it ("analyze/derive.h", "run/scanner.cc").
 std::vector<std::string> CoreFiles() {
   std::vector<std::string> files;
   for (const auto& entry : fs::recursive_directory_iterator(kCore))
@@ -50,27 +84,56 @@ std::vector<std::string> CoreFiles() {
   return files;
 }
 
-std::string StageOf(const std::string& relative) {
-  size_t slash = relative.find('/');
-  return slash == std::string::npos ? "" : relative.substr(0, slash);
+// The public headers ("scanner.h").
+std::vector<std::string> PublicHeaders() {
+  std::vector<std::string> headers;
+  for (const auto& entry : fs::directory_iterator(kPublic))
+    if (entry.is_regular_file()) headers.push_back(entry.path().filename().string());
+  return headers;
 }
 
-// The "core/..." files a file includes, relative to src/core.
-std::vector<std::string> CoreIncludes(const std::string& relative) {
-  std::istringstream text(Slurp(kCore / relative));
+// A file of the tree as the include graph names it: "analyze/derive.h" for
+// src/core/analyze/derive.h, "oomlens/scanner.h" for a public header.
+std::string FolderOf(const std::string& node) { return node.substr(0, node.find('/')); }
+
+fs::path PathOf(const std::string& node) {
+  return FolderOf(node) == "oomlens" ? kPublic / node.substr(8) : kCore / node;
+}
+
+// The stage a file belongs to: its folder, or for a public header the row it is the face of ("" if none).
+std::string StageOf(const Stages& stages, const std::string& node) {
+  if (FolderOf(node) != "oomlens") return FolderOf(node);
+  auto it = stages.face.find(node.substr(8));
+  return it == stages.face.end() ? "" : it->second;
+}
+
+// The tree's files a file includes: "core/x/y.h" as "x/y.h", "oomlens/z.h" as is.
+std::vector<std::string> Includes(const std::string& node) {
+  std::istringstream text(Slurp(PathOf(node)));
   std::vector<std::string> includes;
   std::string line;
-  const std::string directive = "#include \"core/";
-  while (std::getline(text, line)) {
-    if (line.rfind(directive, 0) != 0) continue;
-    size_t end = line.find('"', directive.size());
-    includes.push_back(line.substr(directive.size(), end - directive.size()));
+  for (const std::string directive : {"#include \"core/", "#include \"oomlens/"}) {
+    text.clear();
+    text.seekg(0);
+    while (std::getline(text, line)) {
+      if (line.rfind(directive, 0) != 0) continue;
+      size_t end = line.find('"', directive.size());
+      std::string name = line.substr(directive.size(), end - directive.size());
+      includes.push_back(directive.find("oomlens") == std::string::npos ? name : "oomlens/" + name);
+    }
   }
   return includes;
 }
 
+// Every file of the graph: the files of src/core and the public headers.
+std::vector<std::string> AllNodes() {
+  std::vector<std::string> nodes = CoreFiles();
+  for (const auto& header : PublicHeaders()) nodes.push_back("oomlens/" + header);
+  return nodes;
+}
+
 TEST(Layout, EveryStageFolderHasARowAndEveryRowAFolder) {
-  auto stages = StagesFromArchitecture();
+  auto stages = StagesFromArchitecture().order;
   ASSERT_GE(stages.size(), 5u) << "docs/ARCHITECTURE.md lost its table of stage folders";
   std::set<std::string> folders;
   for (const auto& entry : fs::directory_iterator(kCore))
@@ -91,17 +154,27 @@ TEST(Layout, EveryCoreFileIsNamedInTheArchitectureTable) {
   }
 }
 
+TEST(Layout, EveryPublicHeaderIsTheFaceOfOneStage) {
+  Stages stages = StagesFromArchitecture();
+  for (const auto& header : PublicHeaders())
+    EXPECT_TRUE(stages.face.count(header)) << "include/oomlens/" << header
+                                           << " is the face of no row of docs/ARCHITECTURE.md (its \"face\" column)";
+  for (const auto& [header, stage] : stages.face)
+    EXPECT_TRUE(fs::exists(kPublic / header)) << "docs/ARCHITECTURE.md names " << header << " as the face of "
+                                              << stage << "/, which include/oomlens lacks";
+}
+
 TEST(Layout, NoIncludeGoesUpTheStages) {
-  auto stages = StagesFromArchitecture();
-  auto order = [&](const std::string& file) {
-    std::string stage = StageOf(file);
-    return stage.empty() ? kTopStage : (stages.count(stage) ? stages[stage] : -1);
+  Stages stages = StagesFromArchitecture();
+  auto order = [&](const std::string& node) {
+    auto it = stages.order.find(StageOf(stages, node));
+    return it == stages.order.end() ? -1 : it->second;
   };
-  for (const auto& file : CoreFiles())
-    for (const auto& include : CoreIncludes(file)) {
-      EXPECT_TRUE(fs::exists(kCore / include)) << file << " includes core/" << include << ", which does not exist";
-      EXPECT_LE(order(include), order(file)) << "src/core/" << file << " (stage " << StageOf(file)
-                                             << ") includes core/" << include << " from a higher stage";
+  for (const auto& node : AllNodes())
+    for (const auto& include : Includes(node)) {
+      EXPECT_TRUE(fs::exists(PathOf(include))) << node << " includes " << include << ", which does not exist";
+      EXPECT_LE(order(include), order(node)) << node << " (stage " << StageOf(stages, node) << ") includes "
+                                             << include << " from a higher stage, " << StageOf(stages, include);
     }
 }
 
@@ -130,13 +203,13 @@ std::string FindCycle(const std::string& node, const std::map<std::string, std::
 
 TEST(Layout, HeadersIncludeEachOtherWithoutACycle) {
   std::map<std::string, std::vector<std::string>> edges;
-  for (const auto& file : CoreFiles())
-    if (fs::path(file).extension() == ".h") edges[file] = CoreIncludes(file);
+  for (const auto& node : AllNodes())
+    if (fs::path(node).extension() == ".h") edges[node] = Includes(node);
   std::map<std::string, int> state;
   for (const auto& [file, includes] : edges) {
     if (state[file] != 0) continue;
     std::vector<std::string> path;
-    EXPECT_EQ(FindCycle(file, edges, &state, &path), "") << "headers of src/core include each other in a cycle";
+    EXPECT_EQ(FindCycle(file, edges, &state, &path), "") << "headers include each other in a cycle";
   }
 }
 
