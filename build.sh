@@ -13,6 +13,8 @@
 #   ./build.sh web      the static page (docs/web.md): the core compiled to WebAssembly
 #                     with Debian's emscripten and RE2 built from Debian's source, into
 #                     WEB_DIR/site (default build-web/site), then its tests in Chromium
+#   ./build.sh score    the corpus scores (../shared/tools/corpus-check on each collection)
+#                     and the leave-one-family-out run (tests/score/): figures, not a verdict
 #   ./build.sh package  the .deb (CPack): a --prefix install checked, the package
 #                     installed with apt-get and run on the example, then removed;
 #                     and the -DOOMLENS_STATIC=ON binary built and run
@@ -228,6 +230,19 @@ package() {
 # The wheel, built offline from Debian's packages (no registry of Python packages is
 # reachable: --no-build-isolation), then installed in a fresh venv that sees Debian's
 # packages and run on the example, and as the fleet on a local Dask cluster.
+# The scores on real logs: each corpus collection, then each family left out in turn
+# (its signatures removed, its logs read with everything else). They measure; the
+# unit tests judge. Skipped, saying so, where ../shared/corpus is absent.
+score() {
+  build
+  local check=../shared/tools/corpus-check dir
+  if [ ! -x "$check" ] && [ ! -f "$check" ]; then say "no $check here: scores skipped"; return 0; fi
+  for dir in ../shared/corpus/*/; do
+    say "corpus $(basename "$dir"): $(/usr/bin/python3 "$check" "$BUILD_DIR/oomlens" "$dir" | tail -1)"
+  done
+  /usr/bin/python3 tests/score/leave_one_family_out.py --corpus-check "$check" "$BUILD_DIR/oomlens"
+}
+
 python_package() {
   install_deps
   install_packages python3-setuptools python3-wheel python3-pip python3-venv python3-dask python3-distributed \
@@ -275,10 +290,11 @@ case "${1:-}" in
   browser) browser ;;
   web) web ;;
   sarif) sarif ;;
+  score) score ;;
   package) package ;;
   python) python_package ;;
   *)
-    sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac
