@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include <re2/re2.h>
@@ -43,13 +45,27 @@ std::string Expand(const std::string& src) {
 
 }  // namespace
 
+// A pattern written more than once compiles once: the general reader's figure
+// grammar is shared by its signatures, and every RuleSet of a process (the tests',
+// the Python module's) loads the same rules. A compiled RE2 is immutable and safe
+// to match from several threads. A pattern no rule holds any more is freed.
 std::shared_ptr<re2::RE2> CompilePattern(const std::string& src, std::string* error) {
+  static std::mutex mutex;
+  static std::map<std::string, std::weak_ptr<re2::RE2>> compiled;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::weak_ptr<re2::RE2>& slot = compiled[src];
+  if (auto shared = slot.lock()) return shared;
   RE2::Options options(RE2::Latin1);
   options.set_log_errors(false);
   auto re = std::make_shared<RE2>(Expand(src), options);
   if (!re->ok()) {
     *error = re->error();
+    compiled.erase(src);
     return nullptr;
+  }
+  slot = re;
+  if (compiled.size() > 4096) {  // rule sets loaded and dropped over and over: forget the dead
+    for (auto it = compiled.begin(); it != compiled.end();) it = it->second.expired() ? compiled.erase(it) : ++it;
   }
   return re;
 }
