@@ -1,0 +1,96 @@
+// The general reader of memory failures (rules/signatures/generic.json): real OOMs of
+// runtimes no family signature knows (testdata/logs/runtimes/, MANIFEST.json says what
+// each must yield) are incidents with their figures, and look-alikes are not.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/core/scan_fixture.h"
+
+namespace oomlens {
+namespace {
+
+const std::string kRuntimes = std::string(OOMLENS_SOURCE_DIR) + "/testdata/logs/runtimes/";
+const std::set<std::string> kGeneralSignatures = {"unrecognized_oom", "memory_failure", "oom_statement", "memory_kill"};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class GeneralReader : public ScanFixture {};
+
+TEST_F(GeneralReader, ReadsEveryRuntimeOfTheManifest) {
+  nlohmann::json manifest = nlohmann::json::parse(Slurp(kRuntimes + "MANIFEST.json"));
+  ASSERT_GE(manifest.size(), 5u);
+  for (const auto& entry : manifest) {
+    const std::string file = entry["file"];
+    Report report = Scan(Slurp(kRuntimes + file));
+    const Incident* found = nullptr;
+    for (const auto& incident : report.incidents)
+      if (incident.kind == entry["kind"]) found = &incident;
+    ASSERT_NE(found, nullptr) << file << ": no incident of kind " << entry["kind"] << " (" << report.incidents.size()
+                              << " incidents)";
+    EXPECT_TRUE(kGeneralSignatures.count(found->signature))
+        << file << " was read by the family signature " << found->signature << ", not the general reader";
+    EXPECT_LT(found->match, 1.0) << file << ": a structural match says so";
+    for (const auto& [name, bytes] : entry["facts"].items()) {
+      auto fact = found->facts.find(name);
+      ASSERT_NE(fact, found->facts.end()) << file << ": " << name << " not read";
+      EXPECT_EQ(fact->second.integer, bytes.get<int64_t>()) << file << ": " << name;
+    }
+    if (entry.contains("occurrences")) {
+      EXPECT_EQ(found->occurrences, entry["occurrences"].get<uint64_t>()) << file;
+    }
+    if (entry.contains("cause")) {
+      EXPECT_EQ(found->diagnosis.best.cause, entry["cause"]) << file;
+    }
+  }
+}
+
+TEST_F(GeneralReader, LookAlikesAreNoOom) {
+  Report report = Scan(Slurp(std::string(OOMLENS_SOURCE_DIR) + "/testdata/logs/negative/general_reader_lookalikes.log"));
+  for (const auto& incident : report.incidents) ADD_FAILURE() << "false alarm: " << incident.excerpt.front();
+}
+
+// One statement in many runtimes' words: each is read, with the request it names.
+TEST_F(GeneralReader, AllocationFailuresInOtherWords) {
+  const std::pair<const char*, int64_t> cases[] = {
+      {"RuntimeError: Failed to allocate 1073741824 bytes of device memory", 1073741824},
+      {"error: could not allocate 512.00 MiB of VRAM for the vertex buffer", 512ll << 20},
+      {"Memory allocation of 4096 bytes failed", 4096},
+      {"MyRuntimeError: unable to reserve 2.00 GiB of HBM", 2ll << 30},
+  };
+  for (const auto& [text, requested] : cases) {
+    Report report = Scan(std::string(text) + "\n");
+    ASSERT_EQ(report.incidents.size(), 1u) << text;
+    auto fact = report.incidents[0].facts.find("requested_bytes");
+    ASSERT_NE(fact, report.incidents[0].facts.end()) << text;
+    EXPECT_EQ(fact->second.integer, requested) << text;
+  }
+}
+
+// An OOM that prints no figure is still an incident: of cause unknown on a device
+// (nothing tells the causes apart), host memory where the words say host.
+TEST_F(GeneralReader, AnOomWithoutFiguresIsStillAnIncident) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"vkQueueSubmit failed: VK_ERROR_OUT_OF_DEVICE_MEMORY", "unknown"},
+      {"clEnqueueNDRangeKernel returned CL_MEM_OBJECT_ALLOCATION_FAILURE", "unknown"},
+      {"Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space", "host_memory"},
+  };
+  for (const auto& [text, cause] : cases) {
+    Report report = Scan(std::string(text) + "\n");
+    ASSERT_EQ(report.incidents.size(), 1u) << text;
+    EXPECT_EQ(report.incidents[0].diagnosis.best.cause, cause) << text;
+  }
+}
+
+}  // namespace
+}  // namespace oomlens
