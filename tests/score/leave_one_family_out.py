@@ -85,23 +85,34 @@ def rules_without(kinds, into):
     return dropped
 
 
-def score(check, binary, rules_dir, family, dirs, negatives):
+def score(check, binary, rules_dir, family, dirs, negatives, verbose=False):
     wrapper = os.path.join(os.path.dirname(rules_dir), "oomlens")
     with open(wrapper, "w") as f:
         f.write('#!/bin/sh\nexec "%s" --no-builtin-rules --rules "%s" "$@"\n' % (os.path.abspath(binary), rules_dir))
     os.chmod(wrapper, 0o755)
-    p = subprocess.run([sys.executable, check, "--families", family, wrapper] + dirs + negatives,
-                       capture_output=True, text=True)
+    p = subprocess.run([sys.executable, check] + (["-v"] if verbose else []) + ["--families", family, wrapper] +
+                       dirs + negatives, capture_output=True, text=True)
+    if verbose:
+        print(p.stdout)
     last = (p.stdout.strip().splitlines() or ["?"])[-1]
-    figures = dict(re.findall(r"(detection|kind|facts|causes) ([\d.]+)%", last))
+    figures = {k: float(v) for k, v in re.findall(r"(detection|kind|facts|causes) ([\d.]+)%", last)}
+    for name, total in re.findall(r"(facts|causes): \d+/(\d+)", p.stdout):
+        if int(total) == 0:
+            figures[name] = None  # nothing to score: the manifest names no such figure
     fp = re.search(r"fp (\d+)", last)
-    return {k: float(v) for k, v in figures.items()}, int(fp.group(1)) if fp else -1
+    return figures, int(fp.group(1)) if fp else -1
+
+
+def percent(value):
+    return "    n/a" if value is None else "%6.1f%%" % value
 
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--min-logs", type=int, default=3, help="families with fewer OOM logs are listed apart")
     ap.add_argument("--corpus-check", default=DEFAULT_CHECK)
+    ap.add_argument("--only", help="leave out this family only")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print corpus-check's notes per log")
     ap.add_argument("oomlens")
     ap.add_argument("dirs", nargs="*")
     a = ap.parse_args(argv)
@@ -118,26 +129,29 @@ def main(argv):
         by_family.setdefault(entry["family"], []).append(log)
     rows, small = [], []
     for family in sorted(by_family):
+        if a.only and family != a.only:
+            continue
         logs = by_family[family]
         kinds = check.KINDS.get(family)
         if kinds is None:  # "other": the kinds its logs are recognised as today
             kinds = set().union(*(kinds_seen(a.oomlens, log) for log in logs)) - {"unrecognized_oom"}
         with tempfile.TemporaryDirectory() as tmp:
             dropped = rules_without(set(kinds), os.path.join(tmp, "rules"))
-            figures, fp = score(a.corpus_check, a.oomlens, os.path.join(tmp, "rules"), family, positives, negatives)
+            figures, fp = score(a.corpus_check, a.oomlens, os.path.join(tmp, "rules"), family, positives, negatives,
+                               a.verbose)
         row = (family, len(logs), len(dropped), figures, fp)
         (rows if len(logs) >= a.min_logs else small).append(row)
-    print("%-26s %5s %8s %9s %6s %6s %7s %3s" % ("family left out", "logs", "sigs out", "detection", "kind", "facts",
+    print("%-26s %5s %8s %7s %7s %7s %7s %3s" % ("family left out", "logs", "sigs out", "detect", "kind", "facts",
                                                "causes", "fp"))
     for family, n, dropped, f, fp in rows + small:
-        print("%-26s %5d %8d %8.1f%% %5.1f%% %5.1f%% %6.1f%% %3d%s" % (
-            family, n, dropped, f.get("detection", 0), f.get("kind", 0), f.get("facts", 0), f.get("causes", 0), fp,
-            "" if n >= a.min_logs else "  (fewer than %d logs)" % a.min_logs))
+        print("%-26s %5d %8d %s %s %s %s %3d%s" % (
+            family, n, dropped, percent(f.get("detection", 0)), percent(f.get("kind", 0)), percent(f.get("facts", 0)),
+            percent(f.get("causes", 0)), fp, "" if n >= a.min_logs else "  (fewer than %d logs)" % a.min_logs))
     scored = [r for r in rows]
     worst_detection = min((r[3].get("detection", 0) for r in scored), default=0)
-    worst_facts = min((r[3].get("facts", 0) for r in scored), default=0)
-    print("leave-one-family-out: %d families with %d+ logs: lowest detection %.1f%%, lowest facts %.1f%%, fp %d" % (
-        len(scored), a.min_logs, worst_detection, worst_facts, sum(max(r[4], 0) for r in rows + small)))
+    worst_facts = min((r[3]["facts"] for r in scored if r[3].get("facts") is not None), default=None)
+    print("leave-one-family-out: %d families with %d+ logs: lowest detection %.1f%%, lowest facts %s, fp %d" % (
+        len(scored), a.min_logs, worst_detection, percent(worst_facts).strip(), sum(max(r[4], 0) for r in rows + small)))
     return 0
 
 
