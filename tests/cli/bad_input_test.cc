@@ -182,7 +182,7 @@ TEST_F(BadInput, InvalidUtf8StaysValidJson) {
 TEST_F(BadInput, GiantLineIsCutWithAWarning) {
   Result r = RunLog(std::string(64 << 20, 'x') + "\n" + kSeed);
   EXPECT_EQ(r.code, kExitOomFound);
-  EXPECT_NE(r.err.find(":1: line longer than 4 MiB; only its start was read"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(":1: line longer than 4.00M; only its start was read"), std::string::npos) << r.err;
   EXPECT_TRUE(FoundSeed(r));
 }
 

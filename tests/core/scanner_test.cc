@@ -147,7 +147,7 @@ TEST_F(ScannerTest, BinaryJunkAndGiantLinesAreSurvived) {
   ASSERT_EQ(r.incidents.size(), 1u);  // the message after the giant line is still found
   EXPECT_EQ(r.incidents[0].occurrences, 1u);
   bool warned = false;
-  for (const auto& p : r.problems) warned = warned || p.message.find("longer than 4 MiB") != std::string::npos;
+  for (const auto& p : r.problems) warned = warned || p.message.find("longer than 4.00M") != std::string::npos;
   EXPECT_TRUE(warned);
 }
 

@@ -13,6 +13,12 @@ bool FirstSeenBefore(const Incident& a, const Incident& b) {
   return a.first.line < b.first.line;
 }
 
+bool Explained(const RuleData& rules, const std::string& chip, Incident* incident) {
+  DeriveFacts(chip, incident);
+  Decide(rules, incident);
+  return incident->diagnosis.best.cause != "unknown";
+}
+
 void FinishIncidents(const RuleData& rules, const std::string& chip, std::vector<Incident>* incidents) {
   std::stable_sort(incidents->begin(), incidents->end(), FirstSeenBefore);
   LinkConsequences(incidents);  // before deriving: one failure's two reports pool their facts

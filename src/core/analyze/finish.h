@@ -14,6 +14,11 @@ namespace oomlens {
 /// The order of a report's incidents: the input they were first seen in, then the line.
 bool FirstSeenBefore(const Incident& a, const Incident& b);
 
+/// Whether a rule other than the fallback explains the incident (its facts derived
+/// and cause decided here): a candidate that is no OOM by itself, such as memory
+/// growth with no failure, is kept only then.
+bool Explained(const RuleData& rules, const std::string& chip, Incident* incident);
+
 /// Derives every incident's facts (with the chip's memory when named), decides
 /// its cause with rules, orders them (FirstSeenBefore) and marks consequences.
 void FinishIncidents(const RuleData& rules, const std::string& chip, std::vector<Incident>* incidents);

@@ -11,8 +11,6 @@
 
 #include "core/analyze/finish.h"
 #include "core/input/decompress.h"
-#include "core/analyze/decide.h"
-#include "core/analyze/derive.h"
 #include "core/analyze/grouping.h"
 #include "core/input/line_reader.h"
 #include "core/recognize/read_ahead.h"
@@ -20,6 +18,7 @@
 #include "core/recognize/recognizer.h"
 #include "core/run/report_input.h"
 #include "oomlens/merge.h"
+#include "oomlens/size.h"
 #include "core/rules/rule_data.h"
 #include "core/analyze/history.h"
 #include "core/analyze/series.h"
@@ -73,6 +72,13 @@ struct Scanner::State {
     else if (!figure.activity.empty()) history.Add(figure);
   }
 
+  // At most kMaxProblems are kept; the rest are counted and said in one line at the end.
+  void CapProblems() {
+    if (report.problems.size() <= kMaxProblems) return;
+    dropped_problems += report.problems.size() - kMaxProblems;
+    report.problems.resize(kMaxProblems);
+  }
+
   void AddProblem(Problem::Severity severity, std::string where, std::string message, std::string help) {
     report.problems.push_back(
         oomlens::Problem{severity, std::move(where), std::move(message), std::move(help)});
@@ -96,15 +102,12 @@ struct Scanner::State {
       }
       if (line.truncated) {
         AddProblem(Problem::Severity::kWarning, name + ":" + std::to_string(line.number),
-                "line longer than " + std::to_string(options.max_line_bytes >> 20) +
-                    " MiB; only its start was read",
+                "line longer than " + FormatSize(static_cast<int64_t>(options.max_line_bytes)) +
+                    "; only its start was read",
                 "");
       }
       recognizer.Feed(line, ahead ? ahead->PreparedAt(line.offset) : nullptr);
-      if (report.problems.size() > kMaxProblems) {
-        dropped_problems += report.problems.size() - kMaxProblems;
-        report.problems.resize(kMaxProblems);
-      }
+      CapProblems();
     }
     if (options.cancel && options.cancel->load(std::memory_order_relaxed)) report.interrupted = true;  // also at the end
     recognizer.Finish();
@@ -188,16 +191,11 @@ Report Scanner::Finish() {
   std::vector<MemorySeries> series = s.series.Take();
   AttachSeries(series, &s.report.incidents);
   s.history.Attach(&s.report.incidents);
-  for (auto& growth : GrowthCandidates(series, s.report.incidents)) {  // kept when a rule explains it
-    DeriveFacts(s.options.chip, &growth);
-    Decide(RuleDataOf(s.rules), &growth);
-    if (growth.diagnosis.best.cause != "unknown") s.report.incidents.push_back(std::move(growth));
+  for (auto& growth : GrowthCandidates(series, s.report.incidents)) {
+    if (Explained(RuleDataOf(s.rules), s.options.chip, &growth)) s.report.incidents.push_back(std::move(growth));
   }
   FinishIncidents(RuleDataOf(s.rules), s.options.chip, &s.report.incidents);
-  if (s.report.problems.size() > kMaxProblems) {
-    s.dropped_problems += s.report.problems.size() - kMaxProblems;
-    s.report.problems.resize(kMaxProblems);
-  }
+  s.CapProblems();
   if (s.dropped_problems > 0) {
     s.AddProblem(Problem::Severity::kWarning, "oomlens",
               std::to_string(s.dropped_problems) + " more warnings not shown", "");
