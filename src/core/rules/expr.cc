@@ -8,9 +8,28 @@
 
 namespace oomlens {
 
+// The functions of the language besides has() (which takes a fact's name, not a
+// value). The parser's arity and unit checks, its error message, the header's
+// list and the evaluation all come from kFunctions.
+enum class Function { kMin, kMax, kAbs, kCeil, kFloor, kSqrt };
+
+struct FunctionSpec {
+  const char* name;
+  Function function;
+  size_t arity;
+  bool number_only;  // a size makes no sense (sqrt of bytes): only numbers and ratios
+};
+
+constexpr FunctionSpec kFunctions[] = {
+    {"min", Function::kMin, 2, false},   {"max", Function::kMax, 2, false},
+    {"abs", Function::kAbs, 1, false},   {"ceil", Function::kCeil, 1, false},
+    {"floor", Function::kFloor, 1, false}, {"sqrt", Function::kSqrt, 1, true},
+};
+
 struct ExprNode {
   enum class Op { kLiteral, kFact, kHas, kCall, kNeg, kNot, kAnd, kOr, kArith, kCompare };
   Op op;
+  Function function = Function::kMin;  // of a kCall
   Unit unit = Unit::kNumber;
   std::string name;  // fact, function, or operator spelling
   Value literal;
@@ -22,6 +41,19 @@ namespace {
 
 using Node = ExprNode;
 using NodePtr = std::unique_ptr<ExprNode>;
+
+const FunctionSpec* FindFunction(const std::string& name) {
+  for (const auto& spec : kFunctions)
+    if (name == spec.name) return &spec;
+  return nullptr;
+}
+
+// "has, min, max, abs, ceil, floor, sqrt": for error messages.
+std::string FunctionNames() {
+  std::string names = "has";
+  for (const auto& spec : kFunctions) names += std::string(", ") + spec.name;
+  return names;
+}
 
 const char* UnitName(Unit u) {
   switch (u) {
@@ -275,14 +307,15 @@ class Parser {
       }
       return Make(Node::Op::kHas, Unit::kBool, fact);
     }
-    size_t arity = (name == "abs" || name == "ceil" || name == "floor" || name == "sqrt") ? 1 : (name == "min" || name == "max") ? 2 : 0;
-    if (arity == 0) {
+    const FunctionSpec* spec = FindFunction(name);
+    if (!spec) {
       pos_ = name_pos;
-      Fail("unknown function '" + name + "' (functions: has, min, max, abs, ceil, floor, sqrt)");
+      Fail("unknown function '" + name + "' (functions: " + FunctionNames() + ")");
       return nullptr;
     }
     auto call = Make(Node::Op::kCall, Unit::kNumber, name);
-    for (size_t i = 0; i < arity; ++i) {
+    call->function = spec->function;
+    for (size_t i = 0; i < spec->arity; ++i) {
       if (i > 0 && !Symbol(",")) {
         Fail("expected ',' in " + name + "()");
         return nullptr;
@@ -297,7 +330,7 @@ class Parser {
       return nullptr;
     }
     Unit unit = call->args[0]->unit;
-    if (arity == 2 && !Unify(call->args[0]->unit, call->args[1]->unit, &unit)) {
+    if (spec->arity == 2 && !Unify(call->args[0]->unit, call->args[1]->unit, &unit)) {
       Fail(name + "() needs two values of the same unit");
       return nullptr;
     }
@@ -305,8 +338,8 @@ class Parser {
       Fail(name + "() needs numbers or sizes");
       return nullptr;
     }
-    if (name == "sqrt" && unit != Unit::kNumber) {
-      Fail("sqrt() needs a number (a ratio of two sizes), not a size");
+    if (spec->number_only && unit != Unit::kNumber) {
+      Fail(name + "() needs a number (a ratio of two sizes), not a size");
       return nullptr;
     }
     call->unit = unit;
@@ -393,6 +426,34 @@ Value Arith(const Node& n, const Value& a, const Value& b) {
   return r;
 }
 
+Value Eval(const Node& n, const FactLookup& facts);
+
+// A function call: absent when an argument is.
+Value Call(const Node& n, const FactLookup& facts) {
+  Value a = Eval(*n.args[0], facts);
+  if (!a.present) return a;
+  switch (n.function) {
+    case Function::kSqrt:
+      if (a.number < 0) return Absent(n.unit);
+      a.number = std::sqrt(a.number);
+      a.tolerance = a.number > 0 ? a.tolerance / (2 * a.number) : 0;  // d(sqrt x) = dx / (2 sqrt x)
+      return a;
+    case Function::kAbs: a.number = std::fabs(a.number); return a;
+    case Function::kCeil: a.number = std::ceil(a.number); return a;
+    case Function::kFloor: a.number = std::floor(a.number); return a;
+    case Function::kMin:
+    case Function::kMax: {
+      Value b = Eval(*n.args[1], facts);
+      if (!b.present) return b;
+      bool pick_a = n.function == Function::kMin ? a.number <= b.number : a.number >= b.number;
+      Value r = pick_a ? a : b;
+      r.unit = n.unit;
+      return r;
+    }
+  }
+  return Absent(n.unit);
+}
+
 Value Eval(const Node& n, const FactLookup& facts) {
   switch (n.op) {
     case Node::Op::kLiteral: return n.literal;
@@ -430,26 +491,7 @@ Value Eval(const Node& n, const FactLookup& facts) {
     }
     case Node::Op::kArith: return Arith(n, Eval(*n.args[0], facts), Eval(*n.args[1], facts));
     case Node::Op::kCompare: return Compare(n.name, Eval(*n.args[0], facts), Eval(*n.args[1], facts));
-    case Node::Op::kCall: {
-      Value a = Eval(*n.args[0], facts);
-      if (!a.present) return a;
-      if (n.name == "sqrt") {
-        if (a.number < 0) return Absent(n.unit);
-        a.number = std::sqrt(a.number);
-        a.tolerance = a.number > 0 ? a.tolerance / (2 * a.number) : 0;  // d(sqrt x) = dx / (2 sqrt x)
-        return a;
-      }
-      if (n.name == "abs" || n.name == "ceil" || n.name == "floor") {
-        a.number = n.name == "abs" ? std::fabs(a.number) : n.name == "ceil" ? std::ceil(a.number) : std::floor(a.number);
-        return a;
-      }
-      Value b = Eval(*n.args[1], facts);
-      if (!b.present) return b;
-      bool pick_a = n.name == "min" ? a.number <= b.number : a.number >= b.number;
-      Value r = pick_a ? a : b;
-      r.unit = n.unit;
-      return r;
-    }
+    case Node::Op::kCall: return Call(n, facts);
   }
   return Absent(n.unit);
 }

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
 #include "core/rules/template.h"
 
 namespace oomlens {
@@ -145,6 +149,39 @@ TEST(Template, ParseErrorsPointAtTheProblem) {
   EXPECT_FALSE(Template::Parse("{free_bytes +}", &error, &offset));
   EXPECT_EQ(error, "expression ends too early");
   EXPECT_EQ(offset, 13u);
+}
+
+}  // namespace
+}  // namespace oomlens
+
+namespace oomlens {
+namespace {
+
+// The functions an unknown call lists (from the one table in expr.cc) are the
+// functions expr.h documents, and each of them parses.
+TEST(ExprFunctions, TheErrorTheHeaderAndTheParserAgree) {
+  std::string error;
+  size_t offset = 0;
+  ASSERT_EQ(Expr::Parse("nosuch(1)", &error, &offset), nullptr);
+  size_t open = error.find("(functions: ");
+  ASSERT_NE(open, std::string::npos) << error;
+  std::string list = error.substr(open + 12, error.find(')', open) - open - 12);
+  std::ifstream header(std::string(OOMLENS_SOURCE_DIR) + "/src/core/rules/expr.h");
+  std::string text((std::istreambuf_iterator<char>(header)), std::istreambuf_iterator<char>());
+  std::string documented = text.substr(text.find("// Functions:"), text.find("\n//", text.find("// Functions:") + 1) -
+                                                                          text.find("// Functions:"));
+  std::stringstream names(list);
+  std::string name;
+  int count = 0;
+  while (std::getline(names, name, ',')) {
+    name.erase(0, name.find_first_not_of(' '));
+    ++count;
+    EXPECT_NE(documented.find(name + "("), std::string::npos) << name << "() is not in expr.h's list: " << documented;
+    if (name == "has") continue;
+    std::string src = name == "min" || name == "max" ? name + "(1, 2)" : name + "(requested_bytes / free_bytes)";
+    EXPECT_NE(Expr::Parse(src, &error, &offset), nullptr) << src << ": " << error;
+  }
+  EXPECT_EQ(count, 7);
 }
 
 }  // namespace
