@@ -36,6 +36,10 @@ class DocLoader {
   bool CheckKeys(const json& obj, const std::set<std::string>& allowed, const std::string& ptr);
   bool String(const json& obj, const std::string& key, const std::string& ptr, bool required,
               std::string* out);
+  /// An optional true/false; help says what true means.
+  bool Bool(const json& obj, const std::string& key, const std::string& ptr, const std::string& help, bool* out);
+  /// An optional whole number from lo to hi.
+  bool Int(const json& obj, const std::string& key, const std::string& ptr, int lo, int hi, int* out);
   bool StringList(const json& obj, const std::string& key, const std::string& ptr,
                   std::vector<std::string>* out);
   std::shared_ptr<RE2> Regex(const json& obj, const std::string& key, const std::string& ptr,

@@ -118,6 +118,30 @@ bool DocLoader::String(const json& obj, const std::string& key, const std::strin
   return true;
 }
 
+bool DocLoader::Bool(const json& obj, const std::string& key, const std::string& ptr, const std::string& help,
+                     bool* out) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return true;
+  if (!it->is_boolean()) {
+    Error(ptr + "/" + key, "'" + key + "' must be true or false", help);
+    return false;
+  }
+  *out = it->get<bool>();
+  return true;
+}
+
+bool DocLoader::Int(const json& obj, const std::string& key, const std::string& ptr, int lo, int hi, int* out) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return true;
+  if (!it->is_number_integer() || it->get<int64_t>() < lo || it->get<int64_t>() > hi) {
+    Error(ptr + "/" + key, "'" + key + "' must be a whole number from " + std::to_string(lo) + " to " +
+                               std::to_string(hi), "e.g. 4");
+    return false;
+  }
+  *out = it->get<int>();
+  return true;
+}
+
 bool DocLoader::StringList(const json& obj, const std::string& key, const std::string& ptr,
                            std::vector<std::string>* out) {
   auto it = obj.find(key);

@@ -63,15 +63,9 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
     Error(ptr + "/activity", "'activity' must be \"compile\" or \"step\"",
           "compile: a line naming a program being compiled (fact program); step: a completed step");
   }
-  if (auto it = j.find("fragment"); it != j.end()) {
-    if (it->is_boolean()) sig->fragment = it->get<bool>();
-    else Error(ptr + "/fragment", "'fragment' must be true or false",
-               "true: a sentence of a larger message, which continues an open message of its kind");
-  }
-  if (auto it = j.find("series"); it != j.end()) {
-    if (it->is_boolean()) sig->series = it->get<bool>();
-    else Error(ptr + "/series", "'series' must be true or false", "true: each match is one memory figure of a series");
-  }
+  Bool(j, "fragment", ptr, "true: a sentence of a larger message, which continues an open message of its kind",
+       &sig->fragment);
+  Bool(j, "series", ptr, "true: each match is one memory figure of a series", &sig->series);
   if (!sig->after.empty() && !sig->annotates.empty()) {
     Error(ptr + "/after", "a signature cannot both follow ('after') and precede ('annotates') events",
           "keep one of the two");
@@ -80,27 +74,13 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
     Error(ptr, "missing 'literals'",
           "list strings of which every start line holds at least one (the fast prefilter)");
   }
-  for (const char* key : {"priority", "max_wrap", "max_lines"}) {
-    auto it = j.find(key);
-    if (it == j.end()) continue;
-    int64_t cap = std::string(key) == "max_lines" ? 1000000 : 1000;
-    if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > cap) {
-      Error(ptr + "/" + key, std::string("'") + key + "' must be a whole number from 0 to " + std::to_string(cap),
-            "e.g. 4");
-      continue;
-    }
-    int value = it->get<int>();
-    if (std::string(key) == "priority") sig->priority = value;
-    if (std::string(key) == "max_wrap") sig->max_wrap = value;
-    if (std::string(key) == "max_lines") sig->max_lines = std::max(1, value);
-  }
+  Int(j, "priority", ptr, 0, 1000, &sig->priority);
+  Int(j, "max_wrap", ptr, 0, 1000, &sig->max_wrap);
+  if (Int(j, "max_lines", ptr, 0, 1000000, &sig->max_lines)) sig->max_lines = std::max(1, sig->max_lines);  // long dumps
   if (auto it = j.find("match"); it != j.end()) {
     if (it->is_number() && it->get<double>() > 0 && it->get<double>() <= 1) sig->match = it->get<double>();
     else Error(ptr + "/match", "'match' must be a number above 0 and at most 1",
                "how sure a match of this signature is: 1 for a family's own wording, lower for a structural guess");
-  }
-  if (auto it = j.find("max_lines"); it != j.end() && it->is_number_integer() && it->get<int64_t>() > 1000) {
-    sig->max_lines = static_cast<int>(std::min<int64_t>(it->get<int64_t>(), 1000000));  // long dumps
   }
   sig->start = Regex(j, "start", ptr, true);
   if (sig->start) sig->start_simple = SimplePattern::Compile(sig->start->pattern());
