@@ -1,5 +1,6 @@
 #include "core/analyze/allocation_summary.h"
 
+#include "core/model/from_chars.h"
 #include "core/model/fact_values.h"
 
 #include <algorithm>
@@ -157,10 +158,9 @@ bool ReadNumbers(std::string_view text, std::vector<int64_t>* out) {
   while (!text.empty()) {
     size_t comma = text.find(',');
     std::string_view part = text.substr(0, comma);
-    int64_t v = 0;
-    auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), v);
-    if (error != std::errc() || end != part.data() + part.size() || v < 0) return false;
-    out->push_back(v);
+    std::optional<int64_t> v = ParseInt64(part);
+    if (!v || *v < 0) return false;
+    out->push_back(*v);
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
   }
   return true;

@@ -1,6 +1,4 @@
-#include "core/model/fact_values.h"
 #include "core/analyze/derive.h"
-#include "oomlens/chips.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,6 +7,9 @@
 
 #include "core/analyze/allocation_summary.h"
 #include "core/analyze/history.h"
+#include "core/model/fact_values.h"
+#include "core/model/from_chars.h"
+#include "oomlens/chips.h"
 #include "core/analyze/series.h"
 #include "oomlens/size.h"
 
@@ -50,7 +51,7 @@ std::optional<double> TensorBytes(const std::string& shape, const std::string& d
         if (!digits.empty()) return std::nullopt;
         continue;
       }
-      bytes *= std::stod(digits);
+      bytes *= ParseDouble(digits).value_or(0);  // at most 12 digits: always a double
       digits.clear();
       ++dims;
     } else if (c != ' ' && c != '(' && c != '[' && c != ']') {

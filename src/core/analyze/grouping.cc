@@ -1,5 +1,6 @@
 #include "core/analyze/grouping.h"
 
+#include "core/model/from_chars.h"
 #include "core/analyze/allocation_summary.h"
 
 #include <algorithm>
@@ -14,11 +15,9 @@ constexpr size_t kMaxOutliers = 20;
 const char* const kIdentifyingFacts[] = {"requested_bytes", "used_bytes", "limit_bytes"};
 
 bool ParseId(const std::string& text, int64_t* out) {
-  if (text.empty() || text.size() > 18) return false;
-  char* end = nullptr;
-  long long v = std::strtoll(text.c_str(), &end, 10);
-  if (*end != '\0') return false;
-  *out = v;
+  std::optional<int64_t> id = text.size() <= 18 ? ParseInt64(text) : std::nullopt;
+  if (!id) return false;
+  *out = *id;
   return true;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "core/input/line_cleaner.h"
+#include "core/model/from_chars.h"
 
 namespace oomlens {
 namespace {
@@ -112,13 +113,18 @@ YearGuess::YearGuess(const Report& merged) {
 }
 
 std::string YearGuess::Dated(const std::string& text) const {
-  int month = 0, day = 0, year = 0, anchor_month = 0, anchor_day = 0;
-  if (latest_.empty() || std::sscanf(text.c_str(), "--%2d-%2d", &month, &day) != 2) return text;
-  if (std::sscanf(latest_.c_str(), "%4d-%2d-%2d", &year, &anchor_month, &anchor_day) != 3) return text;
-  int64_t anchor = DaysFromCivil(year, anchor_month, anchor_day);
-  int best = year;
-  for (int y : {year - 1, year + 1}) {
-    if (std::llabs(DaysFromCivil(y, month, day) - anchor) < std::llabs(DaysFromCivil(best, month, day) - anchor))
+  // text "--MM-DD...", latest_ "YYYY-MM-DD..." (ISO 8601 as the report writes them).
+  auto field = [](const std::string& s, size_t at, size_t width) {
+    return s.size() >= at + width ? ParseInt64(std::string_view(s).substr(at, width)) : std::nullopt;
+  };
+  std::optional<int64_t> month = field(text, 2, 2), day = field(text, 5, 2);
+  std::optional<int64_t> year = field(latest_, 0, 4), anchor_month = field(latest_, 5, 2),
+                         anchor_day = field(latest_, 8, 2);
+  if (text.compare(0, 2, "--") != 0 || !month || !day || !year || !anchor_month || !anchor_day) return text;
+  int64_t anchor = DaysFromCivil(*year, *anchor_month, *anchor_day);
+  int64_t best = *year;
+  for (int64_t y : {*year - 1, *year + 1}) {
+    if (std::llabs(DaysFromCivil(y, *month, *day) - anchor) < std::llabs(DaysFromCivil(best, *month, *day) - anchor))
       best = y;
   }
   return std::to_string(best) + text.substr(1);

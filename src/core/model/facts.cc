@@ -1,9 +1,8 @@
 #include "oomlens/facts.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 
+#include "core/model/from_chars.h"
 #include "oomlens/size.h"
 
 namespace oomlens {
@@ -224,26 +223,22 @@ bool MakeFact(const FactInfo& info, std::string_view text, FactValue* value, std
       return true;
     }
     case FactType::kCount: {
-      std::string digits(text);
-      errno = 0;
-      char* end = nullptr;
-      long long n = std::strtoll(digits.c_str(), &end, 10);
-      if (digits.empty() || *end != '\0' || errno == ERANGE) {
-        *error = "'" + digits + "' is not a whole number";
+      std::optional<int64_t> n = ParseInt64(text);
+      if (!n) {
+        *error = "'" + std::string(text) + "' is not a whole number";
         return false;
       }
-      value->integer = n;
-      value->number = static_cast<double>(n);
+      value->integer = *n;
+      value->number = static_cast<double>(*n);
       return true;
     }
     case FactType::kRatio: {
-      std::string digits(text);
-      char* end = nullptr;
-      value->number = std::strtod(digits.c_str(), &end);
-      if (digits.empty() || *end != '\0') {
-        *error = "'" + digits + "' is not a number";
+      std::optional<double> n = ParseDouble(text);
+      if (!n) {
+        *error = "'" + std::string(text) + "' is not a number";
         return false;
       }
+      value->number = *n;
       return true;
     }
     case FactType::kText:

@@ -1,11 +1,15 @@
-// std::from_chars for double, where the standard library has it. Emscripten 3.1's
-// libc++ (the WebAssembly build, docs/web.md) declares it deleted; there strtod
-// reads the same plain decimals ("123", "-1.5"; the callers pass nothing else),
-// in the C locale, which the module never changes.
+// The one reading of a number: std::from_chars, never throwing, no locale. For
+// double, where the standard library has it: Emscripten 3.1's libc++ (the
+// WebAssembly build, docs/web.md) declares it deleted; there strtod reads the same
+// plain decimals ("123", "-1.5"; the callers pass nothing else), in the C locale,
+// which the module never changes.
 #ifndef OOMLENS_CORE_MODEL_FROM_CHARS_H_
 #define OOMLENS_CORE_MODEL_FROM_CHARS_H_
 
 #include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string_view>
 #include <system_error>
 #if defined(__EMSCRIPTEN__)
 #include <cerrno>
@@ -31,6 +35,33 @@ inline std::errc DoubleFromChars(const char* first, const char* last, double* va
 #else
   return std::from_chars(first, last, *value).ec;
 #endif
+}
+
+/// The whole of text as a decimal integer ("123", "-42"); nullopt when text is
+/// anything else (empty, a sign alone, spaces, a trailing unit) or no int64 holds it.
+inline std::optional<int64_t> ParseInt64(std::string_view text) {
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
+}
+
+/// The whole of text as a decimal ("1.5", "-2", "3e9"); nullopt when text is
+/// anything else or its magnitude is beyond a double.
+inline std::optional<double> ParseDouble(std::string_view text) {
+  double value = 0;
+  if (text.empty() || text.front() == ' ') return std::nullopt;
+#if defined(__EMSCRIPTEN__)
+  std::string copy(text);
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtod(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size() || errno == ERANGE) return std::nullopt;
+#else
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+#endif
+  return value;
 }
 
 }  // namespace oomlens

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/model/from_chars.h"
 #include "core/analyze/allocation_summary.h"
 #include "core/model/fact_values.h"
 #include "oomlens/render.h"
@@ -317,7 +318,7 @@ std::string FormatNameSet(const std::set<std::string>& names) {
     size_t digits = n.size();
     while (digits > 0 && std::isdigit(static_cast<unsigned char>(n[digits - 1]))) --digits;
     if (digits < n.size() && n.size() - digits <= 9 && (n.size() - digits == 1 || n[digits] != '0')) {
-      numbered[n.substr(0, digits)].insert(std::stoll(n.substr(digits)));
+      numbered[n.substr(0, digits)].insert(ParseInt64(std::string_view(n).substr(digits)).value_or(0));  // <= 9 digits
     } else {
       others.push_back(n);
     }

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "core/model/from_chars.h"
 #include "oomlens/size.h"
 
 namespace oomlens {
@@ -286,7 +287,13 @@ class Parser {
       n->literal.number = static_cast<double>(size->bytes);
     } else {
       n->literal.unit = Unit::kNumber;
-      n->literal.number = std::strtod(text.c_str(), nullptr);
+      std::optional<double> number = ParseDouble(text);
+      if (!number) {
+        pos_ = start;
+        Fail("bad number: '" + text + "'");
+        return nullptr;
+      }
+      n->literal.number = *number;
     }
     pos_ = unit_end;
     return n;
