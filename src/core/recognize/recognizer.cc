@@ -8,7 +8,6 @@
 #include "core/model/fact_values.h"
 #include "core/recognize/figure_reader.h"
 #include "core/rules/signature_patterns.h"
-#include "core/input/unwrap.h"
 #include "oomlens/size.h"
 
 namespace oomlens {
@@ -125,14 +124,8 @@ Recognizer::Recognizer(const RuleData& rules, EventSink sink, std::vector<Proble
       problems_(problems),
       prefilter_(rules.prefilter ? rules.prefilter : std::make_shared<const Prefilter>(rules.literals)),
       reader_(rules, prefilter_),
-      paste_(
-          [this](std::string_view text, uint64_t number, const std::string& host,
-                 const std::vector<std::string_view>& physical) {
-            physical_ = physical.size() > 1 || (physical.size() == 1 && physical[0] != text) ? &physical : nullptr;
-            Route(text, number, host, false, false);
-            physical_ = nullptr;
-          },
-             [this](std::string_view text) { return HoldsStart(text); }) {
+      lines_([this](const LogicalLine& line) { Route(line); }, [this](std::string_view text) { return HoldsStart(text); },
+             [this](std::string_view text, bool known_candidate) { return MayMatter(text, known_candidate); }) {
   for (const auto& sig : rules.signatures) listing_targets_.insert(sig.after.begin(), sig.after.end());
   figure_infos_ = {FindFact("sample_used_bytes"), FindFact("sample_limit_bytes"), FindFact("sample_key"),
                    FindFact("program")};
@@ -140,7 +133,7 @@ Recognizer::Recognizer(const RuleData& rules, EventSink sink, std::vector<Proble
 
 void Recognizer::BeginInput(const std::string& name, int index, const std::string& default_host) {
   Finish();
-  paste_.Begin();
+  lines_.Begin();
   annotations_.clear();
   input_ = name;
   input_index_ = index;
@@ -195,53 +188,24 @@ void Recognizer::Feed(const Line& line, const PreparedFigure* prepared) {
     SendFigure(*prepared->sig, prepared->figure, prepared->prefix_host, prepared->time_seconds, line.number, "");
     return;
   }
-  std::string_view text = line.text;
-  bool complete = true;
-  if (UnwrapCri(text, &cri_partial_, &unwrapped_, &complete)) {
-    if (!complete) return;  // wait for the rest of the line
-    text = unwrapped_;
-  }
-  bool known_candidate = line.holds_hit && text.data() == line.text.data();  // the fast path found a literal in it
-  std::string_view content = text;
-  while (!content.empty() && content.back() == '\r') content.remove_suffix(1);
-  if (content.find('\r') == std::string_view::npos) return FeedPhysical(text, line.number, known_candidate);
-  // Carriage returns inside a line: old Mac line ends, or a progress bar that
-  // overwrote what was printed before it on a terminal. A log keeps every part,
-  // and an OOM message followed by a progress bar is still a message: each part
-  // is read as a line of its own (with the line's number).
-  for (size_t start = 0; start <= content.size();) {
-    size_t end = std::min(content.find('\r', start), content.size());
-    if (end > start) FeedPhysical(content.substr(start, end - start), line.number, false);
-    start = end + 1;
-  }
+  lines_.Push(line);
 }
 
-void Recognizer::FeedPhysical(std::string_view text, uint64_t number, bool known_candidate) {
-  if (!paste_.active()) return Route(text, number, "", known_candidate, true);
-  std::string host;
-  if (!text.empty() && (text.front() == '{' || text.front() == ' ') && UnwrapJson(text, &payload_lines_, &host)) {
-    for (const auto& payload : payload_lines_) paste_.Push(payload, number, host);
-    return;
-  }
-  paste_.Push(text, number, "");
+bool Recognizer::MayMatter(std::string_view text, bool known_candidate) const {
+  return !open_.empty() || !pending_.empty() || known_candidate || prefilter_->MayMatch(text);
 }
 
-// A line of the input (a logical line of a paste): closes what it ends, then is recognised.
-void Recognizer::Route(std::string_view text, uint64_t number, const std::string& host, bool known_candidate,
-                       bool unwrap_json) {
-  if (!pending_.empty()) FlushPending(number);
-  if (!open_.empty() && number >= next_sweep_) {
-    CloseStale(number);
-    next_sweep_ = number + 64;
+// A logical line of the input: closes what it ends, then is recognised.
+void Recognizer::Route(const LogicalLine& line) {
+  if (!pending_.empty()) FlushPending(line.number);
+  if (!open_.empty() && line.number >= next_sweep_) {
+    CloseStale(line.number);
+    next_sweep_ = line.number + 64;
   }
-  if (open_.empty() && pending_.empty() && !known_candidate && !prefilter_->MayMatch(text)) return;
-  std::string json_host;
-  if (unwrap_json && !text.empty() && (text.front() == '{' || text.front() == ' ') &&
-      UnwrapJson(text, &payload_lines_, &json_host)) {
-    for (const auto& payload : payload_lines_) FeedLogical(payload, number, json_host);
-    return;
-  }
-  FeedLogical(text, number, host);
+  if (!MayMatter(line.text, line.known_candidate)) return;
+  physical_ = line.physical;
+  FeedLogical(line.text, line.number, std::string(line.host));
+  physical_ = nullptr;
 }
 
 // A line that holds a message's start is recognised on its own (and joins an
@@ -560,7 +524,7 @@ void Recognizer::Emit(Event&& event, const Signature& sig, const std::string& st
 }
 
 void Recognizer::Finish() {
-  paste_.Flush();
+  lines_.Flush();
   CloseAll();
 }
 

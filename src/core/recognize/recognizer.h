@@ -30,7 +30,7 @@
 #include "core/recognize/figure_reader.h"
 #include "core/input/line_cleaner.h"
 #include "core/input/line_reader.h"
-#include "core/input/paste.h"
+#include "core/input/logical_lines.h"
 #include "core/rules/prefilter.h"
 #include "core/rules/rule_data.h"
 #include "oomlens/report.h"
@@ -54,7 +54,7 @@ class Recognizer {
   /// Closes every open message (end of input).
   void Finish();
   /// True when no message is open: lines without a literal cannot matter.
-  bool idle() const { return open_.empty() && pending_.empty() && cri_partial_.empty() && !paste_.active(); }
+  bool idle() const { return open_.empty() && pending_.empty() && lines_.idle(); }
   /// Offset of the first literal in text, or npos (the prefilter).
   size_t FindCandidate(std::string_view text) const { return prefilter_->Find(text); }
   const std::shared_ptr<const Prefilter>& shared_prefilter() const { return prefilter_; }
@@ -92,9 +92,8 @@ class Recognizer {
     bool warned = false;     // a listing was cut to what is kept
   };
 
-  // One line (or one part of a line cut by carriage returns): to the paste restorer, or recognised.
-  void FeedPhysical(std::string_view text, uint64_t number, bool known_candidate);
-  void Route(std::string_view text, uint64_t number, const std::string& host, bool known_candidate, bool unwrap_json);
+  void Route(const LogicalLine& line);
+  bool MayMatter(std::string_view text, bool known_candidate) const;
   bool HoldsStart(std::string_view text);
   void FeedLogical(std::string_view text, uint64_t number, const std::string& host);
   void CloseAll();
@@ -132,10 +131,8 @@ class Recognizer {
   std::set<std::string> listing_targets_;   // kinds some 'after' signature follows
   std::string input_;
   std::string default_host_;
-  std::string cri_partial_, unwrapped_;  // CRI 'P' lines waiting for their 'F'; scratch
-  std::vector<std::string> payload_lines_;
   FigureReader reader_;  // finds starts and reads figures
-  PasteRestorer paste_;  // logical lines of pasted text
+  LogicalLines lines_;   // physical lines to logical ones (CRI, carriage returns, JSON, pastes)
   const std::vector<std::string_view>* physical_ = nullptr;  // the printed lines of the logical line fed
   int input_index_ = 0;
   uint64_t next_sweep_ = 0;

@@ -1,0 +1,110 @@
+// The input stage's normalisations in order, without any signature: what comes out
+// of LogicalLines for CRI partials, carriage returns, JSON envelopes and pastes.
+#include "core/input/logical_lines.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace oomlens {
+namespace {
+
+struct Got {
+  std::string text, host;
+  uint64_t number;
+  bool known_candidate;
+  size_t physical;  // printed lines it was restored from (0: as printed)
+};
+
+class LogicalLinesTest : public ::testing::Test {
+ protected:
+  LogicalLinesTest()
+      : lines_([this](const LogicalLine& l) {
+                 got_.push_back(Got{std::string(l.text), std::string(l.host), l.number, l.known_candidate,
+                                    l.physical ? l.physical->size() : 0});
+               },
+               [](std::string_view text) { return text.find("OOM") != std::string_view::npos; },
+               [this](std::string_view, bool) {
+                 ++questions_;
+                 return matters_;
+               }) {
+    lines_.Begin();
+  }
+  void Push(const std::string& text, uint64_t number, bool holds_hit = false) {
+    held_.push_back(text);  // the views must outlive Push
+    lines_.Push(Line{held_.back(), number, 0, false, holds_hit});
+  }
+  // Ends the paste restorer's window with a machine log's lines.
+  void PastTheWindow() {
+    uint64_t n = 1;
+    for (size_t bytes = 0; bytes <= PasteRestorer::kWindowBytes; bytes += 40) {
+      Push("I1130 12:00:00.000000 1 train.py:1] step", n++);
+    }
+    lines_.Flush();
+    got_.clear();
+    ASSERT_TRUE(lines_.idle());
+  }
+  std::vector<std::string> held_;
+  std::vector<Got> got_;
+  bool matters_ = true;
+  int questions_ = 0;
+  LogicalLines lines_;
+};
+
+TEST_F(LogicalLinesTest, ACriPartialWaitsForTheRestOfItsLine) {
+  PastTheWindow();
+  Push("2026-11-30T12:00:00.000000000Z stderr P RuntimeError: CUDA out of ", 7);
+  EXPECT_TRUE(got_.empty());
+  EXPECT_FALSE(lines_.idle());
+  Push("2026-11-30T12:00:00.000000001Z stderr F memory. Tried to allocate 2.00 GiB", 8);
+  ASSERT_EQ(got_.size(), 1u);
+  EXPECT_EQ(got_[0].text, "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB");
+  EXPECT_EQ(got_[0].number, 8u);
+  EXPECT_TRUE(lines_.idle());
+}
+
+TEST_F(LogicalLinesTest, CarriageReturnsCutALineIntoLinesOfOneNumber) {
+  PastTheWindow();
+  Push("step 1:  40%|####  |\rstep 1: 100%|######|\rRuntimeError: out of memory\r", 3, true);
+  ASSERT_EQ(got_.size(), 3u);
+  EXPECT_EQ(got_[2].text, "RuntimeError: out of memory");
+  for (const auto& g : got_) {
+    EXPECT_EQ(g.number, 3u);
+    EXPECT_FALSE(g.known_candidate) << "a part is not known to hold the literal the line held";
+  }
+}
+
+TEST_F(LogicalLinesTest, AJsonEnvelopeGivesItsPayloadOnlyWhenItMayMatter) {
+  PastTheWindow();
+  const std::string envelope = R"({"log":"RuntimeError: out of memory\n","stream":"stderr"})";
+  matters_ = false;
+  Push(envelope, 5);
+  ASSERT_EQ(got_.size(), 1u);
+  EXPECT_EQ(got_[0].text, envelope) << "not unwrapped: nothing in it can matter";
+  EXPECT_EQ(questions_, 1);
+  got_.clear();
+  matters_ = true;
+  Push(envelope, 6);
+  ASSERT_EQ(got_.size(), 1u);
+  EXPECT_EQ(got_[0].text, "RuntimeError: out of memory");
+  EXPECT_TRUE(got_[0].known_candidate) << "the envelope was asked about already";
+  Push("no json here", 7);
+  EXPECT_EQ(questions_, 2) << "only what looks like JSON is asked about";
+}
+
+TEST_F(LogicalLinesTest, APasteGetsItsLogicalLinesBackWithThePrintedOnes) {
+  Push("> RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total", 1);
+  Push("> capacity; 14.01 GiB already allocated)", 2);
+  Push("", 3);
+  lines_.Flush();
+  ASSERT_GE(got_.size(), 1u);
+  EXPECT_EQ(got_[0].text,
+            "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity; "
+            "14.01 GiB already allocated)");
+  EXPECT_EQ(got_[0].number, 1u);
+  EXPECT_EQ(got_[0].physical, 2u);
+}
+
+}  // namespace
+}  // namespace oomlens
