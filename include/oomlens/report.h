@@ -49,7 +49,7 @@ struct MemorySeries {
   std::string key;      ///< the device or label the figures are for (may be empty)
   std::string host;     ///< the stream (host tag) that printed it (may be empty)
   int input_index = 0;
-  uint64_t samples = 0;       ///< figures read (points may hold fewer: decimated)
+  uint64_t figures = 0;       ///< figures read (points may hold fewer: decimated); JSON "samples"
   int64_t limit_bytes = -1;   ///< the limit printed beside the figures; -1: none
   Location first, last;       ///< first and last figure
   double first_seconds = -1, last_seconds = -1;  ///< timestamps of the first and last timed figures; -1: none

@@ -246,7 +246,7 @@ void MergeIncident(Incident&& from, Incident* into) {
     into->allocation_groups = std::move(from.allocation_groups);
     into->listing_facts = std::move(from.listing_facts);
   }
-  if (into->series.samples == 0) into->series = std::move(from.series);
+  if (into->series.figures == 0) into->series = std::move(from.series);
   Merge(from.facts, from.first, from.first_who, into);
   for (auto& outlier : from.outliers) Rebase(std::move(outlier), from.facts, into);
 }

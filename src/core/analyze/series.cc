@@ -11,8 +11,8 @@
 namespace oomlens {
 namespace {
 
-constexpr uint64_t kMinSamplesToAttach = 3;
-constexpr uint64_t kMinSamplesAlone = 5;
+constexpr uint64_t kMinFiguresToAttach = 3;
+constexpr uint64_t kMinFiguresAlone = 5;
 
 
 int64_t Growth(const MemorySeries& s) {
@@ -80,7 +80,7 @@ void SeriesCollector::AddPoint(const Figure& at, std::string_view name, std::str
                                int64_t limit) {
   Building& b = SeriesFor(at.input_index, at.host, name, key);
   MemorySeries& s = b.series;
-  if (s.samples == 0) {
+  if (s.figures == 0) {
     s.name = name;
     s.key = key;
     s.host = at.host;
@@ -94,7 +94,7 @@ void SeriesCollector::AddPoint(const Figure& at, std::string_view name, std::str
     if (s.first_seconds < 0) s.first_seconds = at.time_seconds;
     s.last_seconds = at.time_seconds;
   }
-  if (s.samples++ % b.stride != 0) return;
+  if (s.figures++ % b.stride != 0) return;
   s.points.push_back(SeriesPoint{at.line, bytes});
   if (s.points.size() < kMaxSeriesPoints) return;
   std::vector<SeriesPoint> halved;  // keep every other point, and from now on every 2*stride-th figure
@@ -119,7 +119,7 @@ void AttachSeries(const std::vector<MemorySeries>& series, std::vector<Incident>
     const MemorySeries* best = nullptr;
     for (const auto& s : series) {
       bool same_stream = s.host.empty() || incident.hosts.empty() || incident.hosts.count(s.host);
-      if (s.input_index != incident.first_input_index || !same_stream || s.samples < kMinSamplesToAttach ||
+      if (s.input_index != incident.first_input_index || !same_stream || s.figures < kMinFiguresToAttach ||
           s.first.line > incident.first.line)
         continue;
       if (!best || Growth(s) > Growth(*best)) best = &s;
@@ -135,7 +135,7 @@ std::vector<Incident> GrowthCandidates(const std::vector<MemorySeries>& series,
     bool input_has_incident = std::any_of(incidents.begin(), incidents.end(), [&s](const Incident& i) {
       return i.first_input_index == s.input_index;
     });
-    if (input_has_incident || s.samples < kMinSamplesAlone) continue;
+    if (input_has_incident || s.figures < kMinFiguresAlone) continue;
     Incident i;
     i.kind = "memory_growth";
     i.title = s.name + " grew";
@@ -154,15 +154,15 @@ std::vector<Incident> GrowthCandidates(const std::vector<MemorySeries>& series,
 }
 
 void DeriveSeriesFacts(const MemorySeries& s, Facts* derived) {
-  if (s.samples == 0 || s.points.empty()) return;
-  uint64_t stride = std::max<uint64_t>(1, (s.samples + s.points.size() - 1) / s.points.size());
+  if (s.figures == 0 || s.points.empty()) return;
+  uint64_t stride = std::max<uint64_t>(1, (s.figures + s.points.size() - 1) / s.points.size());
   int64_t first = s.points.front().bytes, last = s.points.back().bytes, peak = first;
   size_t rising = 0;
   for (size_t i = 1; i < s.points.size(); ++i) {
     peak = std::max(peak, s.points[i].bytes);
     if (s.points[i].bytes >= s.points[i - 1].bytes) ++rising;
   }
-  (*derived)["series_samples"] = CountValue(static_cast<int64_t>(s.samples));
+  (*derived)["series_samples"] = CountValue(static_cast<int64_t>(s.figures));
   (*derived)["series_name"] = TextValue(s.name + (s.key.empty() ? "" : " on " + s.key));
   (*derived)["series_first_bytes"] = SizeValue(static_cast<double>(first));
   (*derived)["series_last_bytes"] = SizeValue(static_cast<double>(last));
@@ -181,7 +181,7 @@ void DeriveSeriesFacts(const MemorySeries& s, Facts* derived) {
     }
   }
   double minutes = (s.last_seconds - s.first_seconds) / 60;
-  if (s.first_seconds >= 0 && minutes > 0 && s.samples >= 2) {
+  if (s.first_seconds >= 0 && minutes > 0 && s.figures >= 2) {
     double per_minute = static_cast<double>(last - first) / minutes;
     (*derived)["series_minutes"] = RatioValue(minutes);
     (*derived)["series_slope_per_minute_bytes"] = SizeValue(per_minute);

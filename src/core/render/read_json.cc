@@ -135,7 +135,7 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
     s.name = series->value("name", "");
     s.key = series->value("key", "");
     s.host = series->value("host", "");
-    s.samples = series->value("samples", uint64_t{0});
+    s.figures = series->value("samples", uint64_t{0});
     s.limit_bytes = series->value("limit_bytes", json(-1)).is_number() ? series->value("limit_bytes", int64_t{-1}) : -1;
     s.first = Location{Member(*series, "first").value("input", ""), Member(*series, "first").value("line", uint64_t{0})};
     s.last = Location{Member(*series, "last").value("input", ""), Member(*series, "last").value("line", uint64_t{0})};

@@ -115,7 +115,7 @@ std::string SeriesChart(const MemorySeries& s) {
         << "<text x='" << width + 6 << "' y='" << y + 4 << "' font-size='12'>limit " << FormatSize(s.limit_bytes) << "</text>";
   }
   svg << "<text x='0' y='" << height + 32 << "' font-size='12'>" << HtmlEscape(s.name) << ": "
-      << FormatSize(s.points.front().bytes) << " to " << FormatSize(s.points.back().bytes) << ", " << s.samples
+      << FormatSize(s.points.front().bytes) << " to " << FormatSize(s.points.back().bytes) << ", " << s.figures
       << " figures, lines " << s.first.line << "-" << s.last.line << "</text></svg>";
   return svg.str();
 }
@@ -155,7 +155,7 @@ void RenderIncidentHtml(const Incident& i, size_t number, std::ostream& out) {
     for (const auto& e : d.evidence) out << "<li>" << HtmlEscape(e) << "</li>";
     out << "</ul>\n";
   }
-  if (i.series.samples > 0) out << "<h3>Memory before the failure</h3>" << SeriesChart(i.series) << "\n";
+  if (i.series.figures > 0) out << "<h3>Memory before the failure</h3>" << SeriesChart(i.series) << "\n";
   if (!i.allocations.empty()) {
     out << "<h3>Largest allocations</h3>" << AllocationChart(ListingOrder(i.allocations, 10))
         << "<p class='muted'>dark: data, light: padding</p>" << GroupsTable(i)

@@ -47,14 +47,14 @@ ojson PrintedJson(const Facts& facts) {
 
 // The memory series printed before the incident, or null.
 ojson SeriesJson(const MemorySeries& s) {
-  if (s.samples == 0) return nullptr;
+  if (s.figures == 0) return nullptr;
   ojson points = ojson::array();
   for (const auto& p : s.points) points.push_back({p.line, p.bytes});
   ojson j;
   j["name"] = s.name;
   j["key"] = s.key;
   j["host"] = s.host;
-  j["samples"] = s.samples;
+  j["samples"] = s.figures;
   j["limit_bytes"] = s.limit_bytes < 0 ? ojson(nullptr) : ojson(s.limit_bytes);
   j["first"] = {{"input", s.first.input}, {"line", s.first.line}};
   j["last"] = {{"input", s.last.input}, {"line", s.last.line}};

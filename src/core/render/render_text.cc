@@ -222,9 +222,9 @@ std::string Sparkline(const std::vector<SeriesPoint>& points, size_t width) {
 
 // "memory used: 6.59G -> 12.58G over 10 figures ▁▂▃▄▅▆▇ (lines 8-17)"
 std::string SeriesLine(const MemorySeries& s) {
-  if (s.samples == 0 || s.points.empty()) return "";
+  if (s.figures == 0 || s.points.empty()) return "";
   std::string out = s.name + (s.key.empty() ? "" : " on " + s.key) + ": " + FormatSize(s.points.front().bytes) +
-                    " -> " + FormatSize(s.points.back().bytes) + " over " + std::to_string(s.samples) + " figures " +
+                    " -> " + FormatSize(s.points.back().bytes) + " over " + std::to_string(s.figures) + " figures " +
                     Sparkline(s.points, 32);
   if (s.limit_bytes > 0) out += " (limit " + FormatSize(s.limit_bytes) + ")";
   out += " lines " + std::to_string(s.first.line) + "-" + std::to_string(s.last.line);

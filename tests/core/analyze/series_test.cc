@@ -79,7 +79,7 @@ TEST_F(SeriesTest, FiguresAfterTheOomDoNotExplainIt) {
   for (int k = 0; k < 6; ++k) text += Memstats(10.0 + 2.0 * k);
   Report report = Scan(text);
   ASSERT_EQ(report.incidents.size(), 1u);
-  EXPECT_EQ(report.incidents[0].series.samples, 0u);
+  EXPECT_EQ(report.incidents[0].series.figures, 0u);
   EXPECT_NE(report.incidents[0].diagnosis.best.cause, "leak");
 }
 
@@ -89,7 +89,7 @@ TEST_F(SeriesTest, LongSeriesAreDecimatedButCountedExactly) {
   Report report = Scan(text);
   ASSERT_EQ(report.incidents.size(), 1u);
   const MemorySeries& s = report.incidents[0].series;
-  EXPECT_EQ(s.samples, 10000u);
+  EXPECT_EQ(s.figures, 10000u);
   EXPECT_LE(s.points.size(), 1024u);
   EXPECT_EQ(s.first.line, 1u);
   EXPECT_EQ(s.last.line, 10000u);
@@ -149,7 +149,7 @@ TEST_F(SeriesTest, RepeatedOomsWithGrowingNumbersAreASeries) {
   Report report = Scan(text);
   ASSERT_FALSE(report.incidents.empty());
   const Incident& last = report.incidents.back();
-  EXPECT_EQ(last.series.samples, 6u) << last.series.name;
+  EXPECT_EQ(last.series.figures, 6u) << last.series.name;
   EXPECT_EQ(last.series.name, "memory in use at each pytorch_cuda failure");
   EXPECT_EQ(last.diagnosis.best.cause, "leak");
 }

@@ -79,7 +79,7 @@ TEST(RenderHtml, LogTextCannotInjectMarkup) {
   i.allocation_groups.push_back(AllocationGroup{AllocationGroup::By::kOwner, kPayload, 1, 1024, 1.0});
   i.series.name = kPayload;
   i.series.key = kPayload;
-  i.series.samples = 2;
+  i.series.figures = 2;
   i.series.points = {{1, 100}, {2, 200}};
   i.diagnosis.best.cause = kPayload;
   i.diagnosis.summary = kPayload;
