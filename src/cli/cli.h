@@ -3,30 +3,11 @@
 #define OOMLENS_CLI_CLI_H_
 
 #include <atomic>
-#include <functional>
 #include <ostream>
-#include <string>
+
+#include "cli/console.h"
 
 namespace oomlens {
-
-/// Process exit codes (docs/cli.md).
-enum ExitCode {
-  kExitNoOom = 0,        ///< read everything, found no OOM
-  kExitOomFound = 1,     ///< at least one OOM incident
-  kExitError = 2,        ///< usage, input or rules error
-  kExitInterrupted = 130,  ///< SIGINT
-  kExitBrokenPipe = 141,   ///< the reader of stdout went away (e.g. `| head`)
-};
-
-/// What the CLI may ask of its surroundings; tests fake it.
-struct Console {
-  bool stdin_is_terminal = false;
-  bool stdout_is_terminal = false;
-  std::function<const char*(const char*)> getenv = [](const char*) -> const char* { return nullptr; };
-  int stdin_fd = 0;
-  /// Set by a SIGINT handler; the scan stops when it turns true. May be null.
-  const std::atomic<bool>* interrupted = nullptr;
-};
 
 /// Runs oomlens with argv; writes the report to out and messages to err.
 int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err,

@@ -116,7 +116,7 @@ int FinishFleet(const Options& o, const Report& report, bool read_all, bool fail
 }
 
 // Renders, prints problems and turns the outcome into the exit code.
-int Finish(const Options& o, Report report, bool read_all, std::ostream& out, std::ostream& err,
+int RenderAndConclude(const Options& o, Report report, bool read_all, std::ostream& out, std::ostream& err,
            const Console& console) {
   if (report.interrupted) {
     err << "oomlens: interrupted; no report written\n";
@@ -205,13 +205,13 @@ int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Consol
   if (files.size() > 1) {  // each file is scanned alone and the reports merged, whatever -j (docs/cli.md)
     int threads = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), files.size()));
     Report report = ScanEach(files, rules, options, threads, console.stdin_fd, &read_all);
-    return Finish(o, std::move(report), read_all, out, err, console);
+    return RenderAndConclude(o, std::move(report), read_all, out, err, console);
   }
   options.read_ahead = jobs > 1;  // one file: a second thread reads it and finds the candidate lines
   Scanner scanner(rules, options);
   const InputFile& f = files.front();
   read_all = f.path == "-" ? scanner.ScanFd(console.stdin_fd, "<stdin>", f.host) : scanner.ScanFile(f.path, f.host);
-  return Finish(o, scanner.Finish(), read_all, out, err, console);
+  return RenderAndConclude(o, scanner.Finish(), read_all, out, err, console);
 }
 
 namespace {
@@ -246,7 +246,7 @@ int RunMerge(const Options& o, std::ostream& out, std::ostream& err, const Conso
   Report merged = merger.Finish();
   bool read_all = true;
   for (const auto& in : merged.inputs) read_all = read_all && in.ok;
-  return Finish(o, std::move(merged), read_all, out, err, console);
+  return RenderAndConclude(o, std::move(merged), read_all, out, err, console);
 }
 
 namespace {

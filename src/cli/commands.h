@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli.h"
+#include "cli/console.h"
 #include "cli/inputs.h"
 #include "oomlens/render.h"
 #include "oomlens/rules.h"

@@ -8,14 +8,9 @@ set(OOMLENS_WEB_HEADERS ${PROJECT_BINARY_DIR}/web-include)
 file(MAKE_DIRECTORY ${OOMLENS_WEB_HEADERS})
 file(CREATE_LINK /usr/include/nlohmann ${OOMLENS_WEB_HEADERS}/nlohmann SYMBOLIC)
 
-file(GLOB_RECURSE OOMLENS_RULE_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/rules/*.json)
+include(${PROJECT_SOURCE_DIR}/src/embed_rules.cmake)
 set(OOMLENS_EMBEDDED_RULES_CC ${PROJECT_BINARY_DIR}/embedded_rules.cc)
-add_custom_command(
-  OUTPUT ${OOMLENS_EMBEDDED_RULES_CC}
-  COMMAND ${CMAKE_COMMAND} -DRULES_DIR=${PROJECT_SOURCE_DIR}/rules -DOUTPUT=${OOMLENS_EMBEDDED_RULES_CC}
-          -P ${PROJECT_SOURCE_DIR}/src/embed_rules.cmake
-  DEPENDS ${OOMLENS_RULE_FILES} ${PROJECT_SOURCE_DIR}/src/embed_rules.cmake
-  COMMENT "Embedding rules/ into the WebAssembly module")
+oomlens_embed_rules(${OOMLENS_EMBEDDED_RULES_CC} "Embedding rules/ into the WebAssembly module")
 
 file(GLOB OOMLENS_CORE_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/core/*/*.cc)
 list(FILTER OOMLENS_CORE_SOURCES EXCLUDE REGEX ".*/input/decompress\\.cc$")
