@@ -18,6 +18,7 @@ import os
 from typing import Iterable, List, Optional, Sequence, Union
 
 from . import _core
+from ._paths import files_under as _files_under
 from .hook import install, uninstall, watch
 from .report import Alternative, Diff, Incident, Input, Location, Problem, Report
 
@@ -36,16 +37,6 @@ def diagnose(text: Union[str, bytes], *, chip: Optional[str] = None, name: str =
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="surrogateescape")
     return Report(_core.diagnose(text, name=name, chip=chip or ""))
-
-
-def _files_under(directory: str) -> List[str]:
-    """Regular files under directory, in name order (symlinks not followed), as `oomlens -r`."""
-    found = []
-    for root, dirs, files in os.walk(directory):
-        dirs.sort()
-        found.extend(os.path.join(root, f) for f in sorted(files) if os.path.isfile(os.path.join(root, f))
-                     and not os.path.islink(os.path.join(root, f)))
-    return found
 
 
 def _expand(item) -> List[Union[str, object]]:

@@ -28,7 +28,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
-from . import _core, _files_under
+from . import _core
+from ._paths import files_under
 from .report import Problem, Report
 
 __all__ = ["scan", "submit", "expand", "FleetReport", "Failure", "Total", "main"]
@@ -149,7 +150,7 @@ def expand(paths_or_globs: Union[str, Iterable[str]]) -> List[str]:
         elif _glob.has_magic(item):
             found = [p for p in sorted(_glob.glob(item, recursive=True)) if os.path.isfile(p)]
         elif os.path.isdir(item):
-            found = _files_under(item)
+            found = files_under(item)
         else:
             found = [item] if os.path.lexists(item) else []
         if not found:
