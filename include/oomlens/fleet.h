@@ -29,10 +29,10 @@ struct FleetFailure {
   static constexpr size_t kMaxJobsNamed = 20;
   std::string fingerprint;  ///< 16 hex digits of the five fields: stable across runs and fleets
   std::string kind, code, title, program, cause, memory_space, chip;
-  std::string message;       ///< the first occurrence's message, numbers masked ("#")
-  uint64_t incidents = 0;    ///< incidents of the merged report it groups (other figures)
-  uint64_t occurrences = 0;  ///< messages read
-  uint64_t jobs = 0;         ///< inputs it occurred in
+  std::string message;                 ///< the first occurrence's message, numbers masked ("#")
+  uint64_t incidents = 0;              ///< incidents of the merged report it groups (other figures)
+  uint64_t occurrences = 0;            ///< messages read
+  uint64_t jobs = 0;                   ///< inputs it occurred in
   std::vector<std::string> some_jobs;  ///< the first kMaxJobsNamed of them, in input order
   std::string first_time, last_time;   ///< ISO 8601, "" when no occurrence was timed
   std::vector<FleetFigure> figures;

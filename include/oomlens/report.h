@@ -45,13 +45,13 @@ struct SeriesPoint {
 
 /// Memory figures of one kind, one device, one stream, in log order.
 struct MemorySeries {
-  std::string name;     ///< what is measured: the signature's title
-  std::string key;      ///< the device or label the figures are for (may be empty)
-  std::string host;     ///< the stream (host tag) that printed it (may be empty)
+  std::string name;  ///< what is measured: the signature's title
+  std::string key;   ///< the device or label the figures are for (may be empty)
+  std::string host;  ///< the stream (host tag) that printed it (may be empty)
   int input_index = 0;
-  uint64_t figures = 0;       ///< figures read (points may hold fewer: decimated); JSON "samples"
-  int64_t limit_bytes = -1;   ///< the limit printed beside the figures; -1: none
-  Location first, last;       ///< first and last figure
+  uint64_t figures = 0;      ///< figures read (points may hold fewer: decimated); JSON "samples"
+  int64_t limit_bytes = -1;  ///< the limit printed beside the figures; -1: none
+  Location first, last;      ///< first and last figure
   double first_seconds = -1, last_seconds = -1;  ///< timestamps of the first and last timed figures; -1: none
   std::vector<SeriesPoint> points;
 };
@@ -59,9 +59,9 @@ struct MemorySeries {
 /// What the input shows of the failing program before the incident: it was
 /// compiled (or traced) and the job made progress, so it had loaded and run.
 struct ProgramHistory {
-  uint64_t compiles = 0;    ///< lines naming the incident's program being compiled, before it
+  uint64_t compiles = 0;  ///< lines naming the incident's program being compiled, before it
   uint64_t first_compile_line = 0;
-  uint64_t steps = 0;       ///< progress lines (completed steps) before it
+  uint64_t steps = 0;  ///< progress lines (completed steps) before it
   uint64_t last_step_line = 0;
 };
 
@@ -84,7 +84,7 @@ struct Diagnosis {
   std::vector<CauseMatch> alternatives;  ///< other rules that matched, best first
   std::string summary;
   std::vector<std::string> evidence;
-  std::vector<std::string> advice;  ///< what applies to this incident, the tip to try first first
+  std::vector<std::string> advice;           ///< what applies to this incident, the tip to try first first
   std::vector<Consideration> also_consider;  ///< tips that rank low here, with why
   std::string fit;  ///< what would fit (a batch share, a device count), with its assumption; may be empty
   std::vector<std::string> docs;
@@ -93,7 +93,7 @@ struct Diagnosis {
 /// An event whose numbers differ from the incident's first one.
 struct Outlier {
   Location where;
-  std::string who;  ///< e.g. "partition 7" (may be empty)
+  std::string who;                       ///< e.g. "partition 7" (may be empty)
   std::vector<std::string> differences;  ///< e.g. "free_bytes 1.20G (first: 147.64M)"
   /// The differing facts as read, so that a merge can compare them with another
   /// report's first occurrence (merging in any grouping gives the same outliers).
@@ -113,8 +113,8 @@ struct Sightings {
   /// The figures whose ranges are kept.
   static constexpr const char* kRangedFacts[] = {"requested_bytes", "free_bytes", "largest_free_bytes",
                                                  "limit_bytes",     "used_bytes", "capacity_bytes"};
-  std::vector<int> inputs;  ///< indexes of the inputs (files) it occurred in, ascending
-  int last_input = -1;      ///< the last input it occurred in (while scanning)
+  std::vector<int> inputs;               ///< indexes of the inputs (files) it occurred in, ascending
+  int last_input = -1;                   ///< the last input it occurred in (while scanning)
   std::string first_time, last_time;     ///< its first and last timed occurrence, ISO 8601; "" none
   std::map<std::string, uint64_t> days;  ///< timed occurrences by day ("2026-11-30"); the earliest kMaxDays
   std::map<std::string, FigureRange> ranges;  ///< of kRangedFacts, over every occurrence that printed them
@@ -123,7 +123,8 @@ struct Sightings {
 /// The same failure printed by many replicas/partitions/hosts, or repeated.
 struct Incident {
   std::string kind, code, title, signature;
-  double match = 1;  ///< how sure the recognition is: 1 for a family's own wording, lower for a structural guess
+  double match =
+      1;  ///< how sure the recognition is: 1 for a family's own wording, lower for a structural guess
   uint64_t occurrences = 0;
   Sightings seen;
   Location first;

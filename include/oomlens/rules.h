@@ -61,6 +61,7 @@ class RuleSet {
   std::vector<std::string> Codes() const;
   /// The literals of the prefilter (a line without one cannot start a message).
   std::vector<std::string> Literals() const;
+
  private:
   friend const RuleData& RuleDataOf(const RuleSet& rules);
   std::unique_ptr<RuleData> data_;

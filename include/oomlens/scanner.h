@@ -59,8 +59,8 @@ struct ScanInput {
 /// -j N and `oomlens merge` of per-file reports give the same report. Inputs not
 /// begun when options.cancel turns true are not read. *read_all turns false when
 /// an input could not be read whole.
-Report ScanEach(const std::vector<ScanInput>& inputs, const RuleSet& rules, const ScanOptions& options, int jobs,
-                int stdin_fd, bool* read_all);
+Report ScanEach(const std::vector<ScanInput>& inputs, const RuleSet& rules, const ScanOptions& options,
+                int jobs, int stdin_fd, bool* read_all);
 
 /// What ReadRun read: a log scanned now, or a report written with --format json.
 enum class RunKind { kLog, kReport };
@@ -71,8 +71,8 @@ enum class RunKind { kLog, kReport };
 /// finished. *kind says which. False when the report is broken or too large (*error
 /// says why) or the log could not be read whole (its report's problems say why;
 /// what was read counts).
-bool ReadRun(int fd, const std::string& name, const RuleSet& rules, const ScanOptions& options, Report* report,
-             RunKind* kind, std::string* error);
+bool ReadRun(int fd, const std::string& name, const RuleSet& rules, const ScanOptions& options,
+             Report* report, RunKind* kind, std::string* error);
 
 class Scanner {
  public:

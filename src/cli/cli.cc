@@ -2,14 +2,13 @@
 
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <map>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
 #include "cli/serve.h"
@@ -31,12 +30,12 @@ std::map<std::string, Enum> NameMap(const std::vector<std::string>& names) {
 
 }  // namespace
 
-int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
-           const Console& console) {
+int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err, const Console& console) {
   Options o;
-  CLI::App app{"oomlens: reads the logs of a crashed ML job and says why it ran out of "
-               "accelerator memory and what to change.",
-               "oomlens"};
+  CLI::App app{
+      "oomlens: reads the logs of a crashed ML job and says why it ran out of "
+      "accelerator memory and what to change.",
+      "oomlens"};
   app.set_version_flag("--version", "");  // the line is built only when asked for (it loads the rules)
   app.footer(
       "Examples:\n"
@@ -71,8 +70,10 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       ->check(CLI::Range(1, 256));
   app.add_option("--fail-on", o.fail_on,
                  "exit 1 on: oom (any incident, default), never, or causes/kinds (comma-separated)");
-  app.add_option("--max-incidents", o.max_incidents, "show at most this many incidents")->check(CLI::Range(0, 1000000));
-  app.add_flag("--fleet", o.fleet, "each file is a job: the report summarised by failure across jobs (docs/fleet.md)");
+  app.add_option("--max-incidents", o.max_incidents, "show at most this many incidents")
+      ->check(CLI::Range(0, 1000000));
+  app.add_flag("--fleet", o.fleet,
+               "each file is a job: the report summarised by failure across jobs (docs/fleet.md)");
   app.require_subcommand(0, 1);
   CLI::App* rules = app.add_subcommand("rules", "list or check the rules");
   rules->require_subcommand(1);
@@ -86,24 +87,29 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   explain->add_option("topic", topic, "E0100, E0101, E1000, E1001, a kind or a cause")->required();
   CLI::App* serve = app.add_subcommand("serve", "a local web page to paste a log into, and a JSON API");
   ServeOptions serve_options;
-  serve->add_option("--listen", serve_options.listen, "address to listen on (default 127.0.0.1: this machine only)");
+  serve->add_option("--listen", serve_options.listen,
+                    "address to listen on (default 127.0.0.1: this machine only)");
   serve->add_option("--port", serve_options.port, "port (default 8080)")->check(CLI::Range(0, 65535));
   serve->add_option("--max-body", serve_options.max_body, "largest request in bytes (default 64 MiB)");
   serve->add_option("--max-in-flight", serve_options.max_in_flight,
                     "request bodies received at once, in bytes summed (default 256 MiB); more get 503");
-  serve->add_option("--request-timeout", serve_options.budget.grace_seconds,
-                    "seconds a request may take to arrive, plus 1 s per 64 KiB (default 20); slower gets 408")
+  serve
+      ->add_option("--request-timeout", serve_options.budget.grace_seconds,
+                   "seconds a request may take to arrive, plus 1 s per 64 KiB (default 20); slower gets 408")
       ->check(CLI::Range(1, 86400));
-  serve->add_option("--max-connections", serve_options.max_connections,
-                    "connections served at once, a thread each (default 1024); more wait their turn")
+  serve
+      ->add_option("--max-connections", serve_options.max_connections,
+                   "connections served at once, a thread each (default 1024); more wait their turn")
       ->check(CLI::Range(1, 65536));
-  CLI::App* completions = app.add_subcommand("completions", "print a shell completion script (bash, zsh, fish)");
+  CLI::App* completions =
+      app.add_subcommand("completions", "print a shell completion script (bash, zsh, fish)");
   std::string shell;
   completions->add_option("shell", shell, "bash, zsh or fish")->required();
   completions->fallthrough();
   CLI::App* merge = app.add_subcommand("merge", "combine JSON reports (per shard or host) into one");
   merge->add_option("reports", o.reports, "reports written with --format json")->required();
-  CLI::App* diff = app.add_subcommand("diff", "compare two runs: incidents that appeared or vanished, numbers that moved");
+  CLI::App* diff =
+      app.add_subcommand("diff", "compare two runs: incidents that appeared or vanished, numbers that moved");
   diff->add_option("runs", o.reports, "BEFORE AFTER: logs or reports written with --format json")
       ->required()
       ->expected(2);
@@ -130,7 +136,8 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     return kExitError;
   }
   if (o.fleet && !FleetFormat(o.format)) {
-    err << "oomlens: error: --fleet writes text, json, markdown or html, not " << FormatName(o.format) << "\n";
+    err << "oomlens: error: --fleet writes text, json, markdown or html, not " << FormatName(o.format)
+        << "\n";
     return kExitError;
   }
   if (merge->parsed()) return RunMerge(o, out, err, console);

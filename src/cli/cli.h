@@ -10,8 +10,7 @@
 namespace oomlens {
 
 /// Runs oomlens with argv; writes the report to out and messages to err.
-int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
-           const Console& console);
+int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err, const Console& console);
 
 /// RunCli on this process's stdin, stdout and stderr (the terminal and environment
 /// as they are): flushes stdout and turns a failed write into its exit code, 141

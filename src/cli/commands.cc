@@ -57,7 +57,6 @@ bool LoadRules(const Options& o, const std::vector<std::string>& extra, RuleSet*
   return ok;
 }
 
-
 bool UseColor(const Options& o, const Console& console) {
   if (o.color == ColorMode::kAlways) return true;
   if (o.color == ColorMode::kNever) return false;
@@ -117,7 +116,7 @@ int FinishFleet(const Options& o, const Report& report, bool read_all, bool fail
 
 // Renders, prints problems and turns the outcome into the exit code.
 int RenderAndConclude(const Options& o, Report report, bool read_all, std::ostream& out, std::ostream& err,
-           const Console& console) {
+                      const Console& console) {
   if (report.interrupted) {
     err << "oomlens: interrupted; no report written\n";
     return kExitInterrupted;
@@ -132,7 +131,6 @@ int RenderAndConclude(const Options& o, Report report, bool read_all, std::ostre
   Render(o, report, out, console);
   return Conclude(o, report, read_all, fails, out, err);
 }
-
 
 }  // namespace
 
@@ -151,8 +149,10 @@ std::string CheckFailOn(const std::string& spec, const RuleSet& rules) {
   };
   for (const auto& item : Split(spec)) {
     if (known(causes, item) || known(kinds, item)) continue;
-    return "'" + item + "' is neither a cause nor a kind of the loaded rules (help: oom, never, or comma-separated "
-           "names from 'oomlens rules list'; causes: " + Join(causes, ", ") + ")";
+    return "'" + item +
+           "' is neither a cause nor a kind of the loaded rules (help: oom, never, or comma-separated "
+           "names from 'oomlens rules list'; causes: " +
+           Join(causes, ", ") + ")";
   }
   return Split(spec).empty() ? "empty --fail-on (help: oom, never, or comma-separated causes and kinds)" : "";
 }
@@ -178,7 +178,8 @@ int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Consol
   RuleSet rules;
   if (!LoadRulesForReport(o, &rules, err)) return kExitError;
   if (rules.IncidentKinds().empty()) {
-    err << "oomlens: error: no signature is loaded, so no OOM could be found (help: drop --no-builtin-rules, or "
+    err << "oomlens: error: no signature is loaded, so no OOM could be found (help: drop --no-builtin-rules, "
+           "or "
            "give --rules a folder with signatures)\n";
     return kExitError;
   }
@@ -210,7 +211,8 @@ int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Consol
   options.read_ahead = jobs > 1;  // one file: a second thread reads it and finds the candidate lines
   Scanner scanner(rules, options);
   const InputFile& f = files.front();
-  read_all = f.path == "-" ? scanner.ScanFd(console.stdin_fd, "<stdin>", f.host) : scanner.ScanFile(f.path, f.host);
+  read_all =
+      f.path == "-" ? scanner.ScanFd(console.stdin_fd, "<stdin>", f.host) : scanner.ScanFile(f.path, f.host);
   return RenderAndConclude(o, scanner.Finish(), read_all, out, err, console);
 }
 
@@ -252,7 +254,8 @@ int RunMerge(const Options& o, std::ostream& out, std::ostream& err, const Conso
 namespace {
 
 // One side of a diff: a JSON report as written, or a log scanned now; read once.
-bool ReadSide(const std::string& path, const RuleSet& rules, const Options& o, Report* report, std::ostream& err) {
+bool ReadSide(const std::string& path, const RuleSet& rules, const Options& o, Report* report,
+              std::ostream& err) {
   std::string error;
   int fd = OpenInput(path, &error);
   if (fd < 0) {
@@ -281,7 +284,8 @@ int RunDiff(const Options& o, std::ostream& out, std::ostream& err) {
   RuleSet rules;
   if (!LoadRulesAndSay(o, &rules, err)) return kExitError;
   if (o.format != Format::kText && o.format != Format::kJson) {
-    err << "oomlens: error: diff writes text or json, not " << FormatName(o.format) << " (help: --format json)\n";
+    err << "oomlens: error: diff writes text or json, not " << FormatName(o.format)
+        << " (help: --format json)\n";
     return kExitError;
   }
   Report before, after;
@@ -293,8 +297,9 @@ int RunDiff(const Options& o, std::ostream& out, std::ostream& err) {
   else RenderDiffText(diff, out);
   out.flush();
   if (!out) return kExitBrokenPipe;
-  bool appeared = std::any_of(diff.incidents.begin(), diff.incidents.end(),
-                              [](const IncidentDiff& d) { return d.status == IncidentDiff::Status::kAppeared; });
+  bool appeared = std::any_of(diff.incidents.begin(), diff.incidents.end(), [](const IncidentDiff& d) {
+    return d.status == IncidentDiff::Status::kAppeared;
+  });
   return appeared ? kExitOomFound : kExitNoOom;
 }
 
@@ -328,11 +333,12 @@ int RunRulesCheck(const Options& o, std::ostream& out, std::ostream& err) {
 int RunRulesFacts(std::ostream& out) {
   static const char* const kTypes[] = {"size", "count", "ratio", "text", "identity"};
   for (const auto& f : FactRegistry()) {
-    out << f.name << "\t" << kTypes[static_cast<int>(f.type)] << "\t" << (f.derived ? "derived" : "read") << "\t"
-        << f.description << "\n";
+    out << f.name << "\t" << kTypes[static_cast<int>(f.type)] << "\t" << (f.derived ? "derived" : "read")
+        << "\t" << f.description << "\n";
   }
   for (const auto& f : AllocationFields()) {
-    out << "allocation." << f.name << "\t" << kTypes[static_cast<int>(f.type)] << "\tread\t" << f.description << "\n";
+    out << "allocation." << f.name << "\t" << kTypes[static_cast<int>(f.type)] << "\tread\t" << f.description
+        << "\n";
   }
   return kExitNoOom;
 }
@@ -341,7 +347,8 @@ int RunExplain(const Options& o, const std::string& topic, std::ostream& out, st
   RuleSet rules;
   bool ok = LoadRulesAndSay(o, &rules, err);
   if (!RenderExplanation(rules, topic, out)) {
-    err << "oomlens: error: explain " << topic << ": no error code, kind or cause of that name (help: try E0101, "
+    err << "oomlens: error: explain " << topic
+        << ": no error code, kind or cause of that name (help: try E0101, "
            "E0100, E1000, E1001, pytorch_cuda, bfc_allocator, fragmentation, or see 'oomlens rules list')\n";
     return kExitError;
   }

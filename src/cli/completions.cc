@@ -97,7 +97,8 @@ std::string Words(const std::vector<std::string>& names) {
 
 std::string Fill(std::string text, const std::map<std::string, std::string>& values) {
   for (const auto& [placeholder, value] : values)
-    for (size_t at = text.find(placeholder); at != std::string::npos; at = text.find(placeholder, at + value.size()))
+    for (size_t at = text.find(placeholder); at != std::string::npos;
+         at = text.find(placeholder, at + value.size()))
       text.replace(at, placeholder.size(), value);
   return text;
 }
@@ -114,7 +115,8 @@ int RunCompletions(const Options& o, const std::string& shell, std::ostream& out
   RuleSet rules;
   bool ok = LoadRulesAndSay(o, &rules, err);
   std::string chips = KnownChips();
-  for (size_t at = chips.find(", "); at != std::string::npos; at = chips.find(", ", at)) chips.replace(at, 2, " ");
+  for (size_t at = chips.find(", "); at != std::string::npos; at = chips.find(", ", at))
+    chips.replace(at, 2, " ");
   std::string causes = Words(rules.Causes()), kinds = Words(rules.IncidentKinds());
   out << Fill(script->second, {{"@FORMATS@", Words(FormatNames())},
                                {"@COLORS@", Words(ColorModeNames())},

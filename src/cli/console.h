@@ -10,9 +10,9 @@ namespace oomlens {
 
 /// Process exit codes (docs/cli.md).
 enum ExitCode {
-  kExitNoOom = 0,        ///< read everything, found no OOM
-  kExitOomFound = 1,     ///< at least one OOM incident
-  kExitError = 2,        ///< usage, input or rules error
+  kExitNoOom = 0,          ///< read everything, found no OOM
+  kExitOomFound = 1,       ///< at least one OOM incident
+  kExitError = 2,          ///< usage, input or rules error
   kExitInterrupted = 130,  ///< SIGINT
   kExitBrokenPipe = 141,   ///< the reader of stdout went away (e.g. `| head`)
 };

@@ -2,9 +2,8 @@
 
 #include <dirent.h>
 #include <fnmatch.h>
-#include <sys/stat.h>
-
 #include <re2/re2.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <set>
@@ -17,7 +16,8 @@ namespace {
 
 // The host a file's path names: group 1 of pattern (RE2 syntax) matched in path,
 // or "" when it does not match. Returns false and sets *error for a bad pattern.
-bool HostFromPath(const std::string& path, const std::string& pattern, std::string* host, std::string* error) {
+bool HostFromPath(const std::string& path, const std::string& pattern, std::string* host,
+                  std::string* error) {
   RE2::Options options;
   options.set_log_errors(false);
   RE2 re(pattern, options);
@@ -51,7 +51,8 @@ using Visited = std::set<std::pair<dev_t, ino_t>>;
 // followed only with options.follow (and never into a directory walked
 // already); FIFOs, devices and sockets are skipped, as grep -r and rg do, so a
 // walk always ends.
-void Walk(const std::string& dir, const InputOptions& options, Visited* visited, std::vector<std::string>* out) {
+void Walk(const std::string& dir, const InputOptions& options, Visited* visited,
+          std::vector<std::string>* out) {
   if (options.cancel && options.cancel->load()) return;
   struct stat st;
   if (::stat(dir.c_str(), &st) != 0 || !visited->insert({st.st_dev, st.st_ino}).second) return;
@@ -85,8 +86,8 @@ void Walk(const std::string& dir, const InputOptions& options, Visited* visited,
 
 }  // namespace
 
-bool ExpandInputs(const std::vector<std::string>& args, const InputOptions& options, std::vector<InputFile>* out,
-                  std::string* error) {
+bool ExpandInputs(const std::vector<std::string>& args, const InputOptions& options,
+                  std::vector<InputFile>* out, std::string* error) {
   std::vector<std::string> paths;
   for (const auto& arg : args) {
     if (arg != "-" && options.recursive && IsDirectory(arg)) {

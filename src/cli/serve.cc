@@ -1,7 +1,6 @@
 #include "cli/serve.h"
 
 #include <httplib.h>
-
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -23,15 +22,18 @@ namespace oomlens {
 namespace {
 
 const char kPolicy[] =
-    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'";
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors "
+    "'none'";
 
 const char kForm[] =
     "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>oomlens</title>"
-    "<style>body{font:14px system-ui,sans-serif;margin:2em auto;max-width:60em}textarea{width:100%;height:18em}"
+    "<style>body{font:14px system-ui,sans-serif;margin:2em "
+    "auto;max-width:60em}textarea{width:100%;height:18em}"
     "</style></head><body><h1>oomlens</h1><p>Paste a crash log or an error message, or choose a log file. "
     "Nothing leaves this machine.</p>"
     "<form method='post' action='/diagnose' enctype='multipart/form-data'>"
-    "<textarea name='log' placeholder='RESOURCE_EXHAUSTED: ...'></textarea><p><input type='file' name='file'> "
+    "<textarea name='log' placeholder='RESOURCE_EXHAUSTED: ...'></textarea><p><input type='file' "
+    "name='file'> "
     "<button type='submit'>Diagnose</button></p></form></body></html>\n";
 
 void Secure(httplib::Response* res) {
@@ -64,7 +66,8 @@ std::string Refusal(const httplib::Request& req, const std::string& listen, int 
     for (const char* name : {"127.0.0.1", "localhost", "[::1]"})
       ours = ours || host == name + port_text || (port == 80 && host == name) ||
              host == (listen == "::1" ? "[::1]" : listen) + port_text;
-    if (!ours) return "403: Host '" + host + "' is not this server (it serves " + listen + port_text + " only)\n";
+    if (!ours)
+      return "403: Host '" + host + "' is not this server (it serves " + listen + port_text + " only)\n";
   }
   std::string origin = req.get_header_value("Origin");
   if (req.has_header("Origin") && origin != "http://" + host)
@@ -75,7 +78,8 @@ std::string Refusal(const httplib::Request& req, const std::string& listen, int 
     for (const char* simple : {"", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data"})
       if (type == simple)
         return "415: send the log as the body with a content type a web page cannot send on its own: curl "
-               "--data-binary @x.log -H 'Content-Type: application/octet-stream' (got '" + type + "')\n";
+               "--data-binary @x.log -H 'Content-Type: application/octet-stream' (got '" +
+               type + "')\n";
   }
   if (req.method == "POST" && !req.has_header("Content-Length"))
     return "411: send the body with a Content-Length (curl --data-binary does)\n";
@@ -162,18 +166,19 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
   server.set_write_timeout(serve.read_timeout_seconds, 0);
   int port = serve.port;
   InFlight in_flight(serve.max_in_flight);
-  server.set_pre_routing_handler([&serve, &port, &in_flight](const httplib::Request& req, httplib::Response& res) {
-    std::string refusal = Refusal(req, serve.listen, port, serve.max_body);  // before the body is read
-    if (refusal.empty() && !in_flight.Reserve(ContentLength(req))) {
-      refusal = "503: " + std::to_string(in_flight.now()) + " bytes of logs are being received already " +
-                "(--max-in-flight " + std::to_string(serve.max_in_flight) + "); retry in a moment\n";
-      res.set_header("Retry-After", "1");
-    }
-    if (refusal.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    res.status = std::stoi(refusal.substr(0, 3));
-    res.set_content(refusal, "text/plain; charset=utf-8");
-    return httplib::Server::HandlerResponse::Handled;
-  });
+  server.set_pre_routing_handler(
+      [&serve, &port, &in_flight](const httplib::Request& req, httplib::Response& res) {
+        std::string refusal = Refusal(req, serve.listen, port, serve.max_body);  // before the body is read
+        if (refusal.empty() && !in_flight.Reserve(ContentLength(req))) {
+          refusal = "503: " + std::to_string(in_flight.now()) + " bytes of logs are being received already " +
+                    "(--max-in-flight " + std::to_string(serve.max_in_flight) + "); retry in a moment\n";
+          res.set_header("Retry-After", "1");
+        }
+        if (refusal.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        res.status = std::stoi(refusal.substr(0, 3));
+        res.set_content(refusal, "text/plain; charset=utf-8");
+        return httplib::Server::HandlerResponse::Handled;
+      });
   server.set_post_routing_handler([&in_flight](const httplib::Request&, httplib::Response& res) {
     in_flight.Release();  // the body is read and answered
     Secure(&res);         // every response, errors too
@@ -181,7 +186,8 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
   server.Get("/", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(kForm, "text/html; charset=utf-8");
   });
-  server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
+  server.Get("/healthz",
+             [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
   server.Post("/diagnose", [&](const httplib::Request& req, httplib::Response& res) {
     std::string text;
     if (req.has_file("log")) text = req.get_file_value("log").content;
@@ -203,8 +209,10 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
   });
   server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.status == 413 && res.body.empty()) {
-      res.set_content("413: the log is larger than this server accepts (--max-body); run the oomlens command on "
-                      "the file instead\n", "text/plain");
+      res.set_content(
+          "413: the log is larger than this server accepts (--max-body); run the oomlens command on "
+          "the file instead\n",
+          "text/plain");
     }
   });
   // SO_REUSEADDR only: httplib's default SO_REUSEPORT let a second server share the port silently.
@@ -218,14 +226,15 @@ int RunServe(const Options& o, const ServeOptions& serve, std::ostream& out, std
     port = -1;
   }
   if (port < 0) {
-    err << "oomlens: error: cannot listen on " << serve.listen << ":" << serve.port
-        << ": " << std::strerror(errno) << " (help: is another server on that port? try another --port)\n";
+    err << "oomlens: error: cannot listen on " << serve.listen << ":" << serve.port << ": "
+        << std::strerror(errno) << " (help: is another server on that port? try another --port)\n";
     return kExitError;
   }
   server.DeepenBacklog();
   bool loopback = IsLoopback(serve.listen);
   err << "oomlens: serving on http://" << serve.listen << ":" << port << "/"
-      << (loopback ? " (this machine only; --listen ADDRESS to expose it)" : " (reachable from other machines)")
+      << (loopback ? " (this machine only; --listen ADDRESS to expose it)"
+                   : " (reachable from other machines)")
       << "\n";
   if (serve.on_listening) serve.on_listening(port);
   std::atomic<bool> done{false};

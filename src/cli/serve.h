@@ -21,12 +21,12 @@ struct TransferBudget {
 
 struct ServeOptions {
   std::string listen = "127.0.0.1";
-  int port = 8080;                    ///< 0: any free port (reported through on_listening)
-  size_t max_body = 64 << 20;         ///< larger requests get 413
-  size_t max_in_flight = 256 << 20;   ///< bodies being received at once, summed: more gets 503
-  int read_timeout_seconds = 10;     ///< for each read and write
-  TransferBudget budget;             ///< for each request and each response: past it, 408
-  size_t max_connections = 1024;     ///< served at once (a thread each); more wait their turn
+  int port = 8080;                             ///< 0: any free port (reported through on_listening)
+  size_t max_body = 64 << 20;                  ///< larger requests get 413
+  size_t max_in_flight = 256 << 20;            ///< bodies being received at once, summed: more gets 503
+  int read_timeout_seconds = 10;               ///< for each read and write
+  TransferBudget budget;                       ///< for each request and each response: past it, 408
+  size_t max_connections = 1024;               ///< served at once (a thread each); more wait their turn
   std::function<void(int port)> on_listening;  ///< called once the socket is bound
 };
 

@@ -47,7 +47,8 @@ void Endpoint(socket_t sock, bool peer, std::string& ip, int& port) {
   auto* any = reinterpret_cast<sockaddr*>(&address);
   if ((peer ? ::getpeername(sock, any, &length) : ::getsockname(sock, any, &length)) != 0) return;
   char host[NI_MAXHOST], service[NI_MAXSERV];
-  if (::getnameinfo(any, length, host, sizeof host, service, sizeof service, NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+  if (::getnameinfo(any, length, host, sizeof host, service, sizeof service,
+                    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
     return;
   ip = host;
   port = std::atoi(service);
@@ -58,10 +59,14 @@ void Endpoint(socket_t sock, bool peer, std::string& ip, int& port) {
 // head one byte at a time. Once either direction runs out, every call fails.
 class BudgetedStream : public httplib::Stream {
  public:
-  BudgetedStream(socket_t sock, const std::atomic<socket_t>& listening, TransferBudget budget, int read_timeout_ms,
-                 int write_timeout_ms)
-      : sock_(sock), listening_(listening), read_timeout_ms_(read_timeout_ms), write_timeout_ms_(write_timeout_ms),
-        receiving_(budget), sending_(budget) {}
+  BudgetedStream(socket_t sock, const std::atomic<socket_t>& listening, TransferBudget budget,
+                 int read_timeout_ms, int write_timeout_ms)
+      : sock_(sock),
+        listening_(listening),
+        read_timeout_ms_(read_timeout_ms),
+        write_timeout_ms_(write_timeout_ms),
+        receiving_(budget),
+        sending_(budget) {}
 
   bool is_readable() const override { return Wait(POLLIN, read_timeout_ms_, receiving_); }
   bool is_writable() const override { return Wait(POLLOUT, write_timeout_ms_, sending_); }
@@ -90,11 +95,14 @@ class BudgetedStream : public httplib::Stream {
 // Waits for the socket in slices of 100 ms, so that a server told to stop does not
 // wait for its slowest client.
 bool BudgetedStream::Wait(short events, int timeout_ms, Allowance& allowance) const {
-  for (int waited_ms = 0; !ran_out_ && listening_ != INVALID_SOCKET && waited_ms < timeout_ms; waited_ms += 100) {
+  for (int waited_ms = 0; !ran_out_ && listening_ != INVALID_SOCKET && waited_ms < timeout_ms;
+       waited_ms += 100) {
     int64_t left = allowance.MillisLeft();
     if (left <= 0) ran_out_ = true;
     pollfd fd{sock_, events, 0};
-    int ready = ran_out_ ? 0 : ::poll(&fd, 1, static_cast<int>(std::min<int64_t>({100, left, timeout_ms - waited_ms})));
+    int ready =
+        ran_out_ ? 0
+                 : ::poll(&fd, 1, static_cast<int>(std::min<int64_t>({100, left, timeout_ms - waited_ms})));
     if (ready > 0) return true;
     if (ready < 0 && errno != EINTR) return false;
   }
@@ -133,8 +141,10 @@ void SendTimeout(socket_t sock, TransferBudget budget) {
   std::string body = "408: the request did not arrive in time (" + std::to_string(budget.grace_seconds) +
                      " s plus 1 s per " + std::to_string(budget.min_bytes_per_second >> 10) +
                      " KiB; --request-timeout)\n";
-  std::string response = "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Type: text/plain\r\n"
-                         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  std::string response =
+      "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Type: text/plain\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
   (void)::send(sock, response.data(), response.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 

@@ -3,7 +3,6 @@
 // reports into typed objects.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-
 #include <signal.h>
 #include <unistd.h>  // STDIN_FILENO
 
@@ -69,7 +68,8 @@ struct PyReport {
   // The report summarised by failure across its inputs (jobs), in a fleet format.
   std::string Fleet(const std::string& name) const {
     Format format = FormatNamed(name);
-    if (!FleetFormat(format)) throw py::value_error("a fleet report is text, json, markdown or html, not " + name);
+    if (!FleetFormat(format))
+      throw py::value_error("a fleet report is text, json, markdown or html, not " + name);
     std::ostringstream out;
     RenderFleet(SummarizeFleet(report), format, out);
     return out.str();
@@ -89,7 +89,8 @@ PyReport Diagnose(const std::string& text, const std::string& name, const std::s
 }
 
 // Each path scanned alone and the reports merged, as the CLI does with several files.
-std::pair<PyReport, bool> ScanPaths(const std::vector<std::string>& paths, const std::string& chip, int jobs) {
+std::pair<PyReport, bool> ScanPaths(const std::vector<std::string>& paths, const std::string& chip,
+                                    int jobs) {
   py::gil_scoped_release unlocked;
   std::vector<ScanInput> inputs;
   for (const auto& path : paths) inputs.push_back(ScanInput{path, ""});
@@ -183,7 +184,8 @@ void OnInterrupt(int) { g_interrupted.store(true); }
 int Main(const std::vector<std::string>& args) {
   std::vector<const char*> argv = {"oomlens"};
   for (const auto& a : args) argv.push_back(a.c_str());
-  struct sigaction ours {}, python {};
+  struct sigaction ours {
+  }, python{};
   ours.sa_handler = OnInterrupt;
   ::sigaction(SIGINT, &ours, &python);
   int code;
@@ -205,7 +207,8 @@ PYBIND11_MODULE(_core, m) {
   py::class_<PyReport>(m, "Report")
       .def("json", &PyReport::Json, "The JSON report (schema version 1), as the CLI writes it.")
       .def("text", &PyReport::Text, py::arg("color") = false, "The text report.")
-      .def("render", &PyReport::Render, py::arg("format"), "The report in a format of --format (html, markdown ...).")
+      .def("render", &PyReport::Render, py::arg("format"),
+           "The report in a format of --format (html, markdown ...).")
       .def("fleet", &PyReport::Fleet, py::arg("format") = "json",
            "The report summarised by failure across its inputs (--fleet): text, json, markdown or html.")
       .def_property_readonly("incident_count", [](const PyReport& r) { return r.report.incidents.size(); });

@@ -24,7 +24,8 @@ const oomlens::RuleSet* BuiltinRules(std::string* error) {
   static bool loaded = [] {
     std::vector<oomlens::Problem> problems;
     bool ok = rules.LoadBuiltin(&problems);
-    if (!ok) load_error = problems.empty() ? "built-in rules did not load" : oomlens::FormatProblem(problems[0]);
+    if (!ok)
+      load_error = problems.empty() ? "built-in rules did not load" : oomlens::FormatProblem(problems[0]);
     return ok;
   }();
   *error = load_error;

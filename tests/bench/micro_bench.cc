@@ -17,9 +17,9 @@
 
 #include "core/analyze/decide.h"
 #include "core/input/line_cleaner.h"
+#include "core/recognize/recognizer.h"
 #include "core/rules/literal_search.h"
 #include "core/rules/prefilter.h"
-#include "core/recognize/recognizer.h"
 #include "core/rules/signature_patterns.h"
 #include "oomlens/rules.h"
 #include "oomlens/scanner.h"
@@ -48,11 +48,27 @@ std::string NoiseLog(size_t bytes, int figure_every) {
   for (uint64_t step = 0; out.size() < bytes; ++step) {
     std::string n = std::to_string(step);
     switch (next() % 5) {
-      case 0: out += "I1130 12:46:22.966514  1046 train.py:206] step " + n + " loss=0.2082 tokens/s/device=4706 mfu=0.46\n"; break;
-      case 1: out += "2026-11-30 12:00:41,001 - trainer - INFO - epoch 1 batch " + n + " accuracy 0.904 grad_norm 1.626\n"; break;
-      case 2: out += "step " + n + ":  40%|####      | 200/500 [00:05<00:07, 40.1it/s]\rstep " + n + ": 100%|##########| 500/500\n"; break;
-      case 3: out += "W1130 12:00:00.000000  77 gcs_client.cc:91] RESOURCE_EXHAUSTED: Quota exceeded for quota metric 'Write requests'; retrying in 6s\n"; break;
-      default: out += "I1130 12:47:29.974433  1047 checkpointing.py:88] saved checkpoint " + n + " to gs://bucket/run/ckpt\n"; break;
+      case 0:
+        out += "I1130 12:46:22.966514  1046 train.py:206] step " + n +
+               " loss=0.2082 tokens/s/device=4706 mfu=0.46\n";
+        break;
+      case 1:
+        out += "2026-11-30 12:00:41,001 - trainer - INFO - epoch 1 batch " + n +
+               " accuracy 0.904 grad_norm 1.626\n";
+        break;
+      case 2:
+        out += "step " + n + ":  40%|####      | 200/500 [00:05<00:07, 40.1it/s]\rstep " + n +
+               ": 100%|##########| 500/500\n";
+        break;
+      case 3:
+        out +=
+            "W1130 12:00:00.000000  77 gcs_client.cc:91] RESOURCE_EXHAUSTED: Quota exceeded for quota metric "
+            "'Write requests'; retrying in 6s\n";
+        break;
+      default:
+        out += "I1130 12:47:29.974433  1047 checkpointing.py:88] saved checkpoint " + n +
+               " to gs://bucket/run/ckpt\n";
+        break;
     }
     if (figure_every > 0 && step % static_cast<uint64_t>(figure_every) == 0)
       out += "Memstats: step " + n + ": Using (GB) 3." + std::to_string(next() % 10) +
@@ -62,14 +78,16 @@ std::string NoiseLog(size_t bytes, int figure_every) {
 }
 
 const char kSeed[] =
-    "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_step': Attempting to "
+    "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_step': Attempting "
+    "to "
     "reserve 29.49G at the bottom of memory. That was not possible. There are 147.64M free, 0B reserved, and "
-    "147.64M reservable. Scope: unknown..: while running replica 0 and partition 34 of a replicated computation "
+    "147.64M reservable. Scope: unknown..: while running replica 0 and partition 34 of a replicated "
+    "computation "
     "(other replicas may have failed as well).\n";
 
 void BM_ParseSize(benchmark::State& state) {
-  const std::vector<std::string> sizes = {"29.49G", "147.64M", "0B", "3.95G (4,237,689,856 bytes)", "20.00 MiB",
-                                          "1024 kB"};
+  const std::vector<std::string> sizes = {"29.49G",    "147.64M", "0B", "3.95G (4,237,689,856 bytes)",
+                                          "20.00 MiB", "1024 kB"};
   std::string error;
   size_t i = 0, bytes = 0;
   for (auto _ : state) {
@@ -118,11 +136,13 @@ BENCHMARK(BM_PrefilterLiteralSearch)->Arg(0)->Arg(6);
 void BM_PrefilterRe2Alternation(benchmark::State& state) {  // what the fast path used before
   const std::string& text = CachedNoise(static_cast<int>(state.range(0)));
   std::string pattern;
-  for (const auto& literal : Rules().Literals()) pattern += (pattern.empty() ? "" : "|") + RE2::QuoteMeta(literal);
+  for (const auto& literal : Rules().Literals())
+    pattern += (pattern.empty() ? "" : "|") + RE2::QuoteMeta(literal);
   RE2 re(pattern, RE2::Latin1);
   SkipThrough(state, text, [&re](std::string_view t) {
     re2::StringPiece match;
-    if (!re.Match(re2::StringPiece(t), 0, t.size(), RE2::UNANCHORED, &match, 1)) return std::string_view::npos;
+    if (!re.Match(re2::StringPiece(t), 0, t.size(), RE2::UNANCHORED, &match, 1))
+      return std::string_view::npos;
     return static_cast<size_t>(match.data() - t.data());
   });
 }
@@ -139,7 +159,8 @@ BENCHMARK(BM_PrefilterWhichLiterals);
 
 void BM_CleanGlogLine(benchmark::State& state) {
   LineCleaner cleaner;
-  const std::string line = "E1130 12:00:00.123456  1234 tpu_runtime.cc:88] RESOURCE_EXHAUSTED: Error loading program";
+  const std::string line =
+      "E1130 12:00:00.123456  1234 tpu_runtime.cc:88] RESOURCE_EXHAUSTED: Error loading program";
   for (auto _ : state) benchmark::DoNotOptimize(cleaner.Clean(line).message.size());
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * line.size()));
 }
@@ -174,7 +195,8 @@ void BM_SignatureMatching(benchmark::State& state) {
   std::string text;
   for (int i = 0; i < 64; ++i) text += kSeed;
   std::vector<Problem> problems;
-  for (auto _ : state) benchmark::DoNotOptimize(RecognizeText(RuleDataOf(Rules()), text, false, &problems).size());
+  for (auto _ : state)
+    benchmark::DoNotOptimize(RecognizeText(RuleDataOf(Rules()), text, false, &problems).size());
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
   state.SetItemsProcessed(state.iterations() * 64);
 }

@@ -2,11 +2,10 @@
 // in-process and checks the exit code, the message, and that the good part of
 // the input (a known OOM placed after the bad part) is still reported.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
@@ -14,12 +13,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
 #include "oomlens/render.h"
@@ -36,15 +34,21 @@ using Result = CliResult;
 
 class BadInput : public ::testing::Test {
  protected:
-  std::string Write(const std::string& name, const std::string& content) { return scratch_.Write(name, content); }
-  Result Run(std::vector<std::string> args, Console console = {}) { return RunOomlens(std::move(args), console); }
+  std::string Write(const std::string& name, const std::string& content) {
+    return scratch_.Write(name, content);
+  }
+  Result Run(std::vector<std::string> args, Console console = {}) {
+    return RunOomlens(std::move(args), console);
+  }
   // Runs a log in JSON and checks that the JSON parses and the seed incident is there.
   Result RunLog(const std::string& content) {
     Result r = Run({"--format", "json", Write("input.log", content)});
     EXPECT_TRUE(nlohmann::json::accept(r.out)) << "invalid JSON";
     return r;
   }
-  static bool FoundSeed(const Result& r) { return r.out.find("\"program\": \"jit_seed\"") != std::string::npos; }
+  static bool FoundSeed(const Result& r) {
+    return r.out.find("\"program\": \"jit_seed\"") != std::string::npos;
+  }
 
   ScratchDir scratch_;
   const std::string dir_ = scratch_.path();
@@ -54,9 +58,13 @@ class BadInput : public ::testing::Test {
 // part is exit 2 with the place, never a crash; a missing optional part reads as absent.
 TEST_F(BadInput, MalformedReportsAreErrorsNotCrashes) {
   const char* errors[] = {
-      R"({"schema_version":"1"})", R"({"schema_version":null})", R"({"schema_version":1.5})",
-      R"({"schema_version":1,"incidents":[5]})", R"({"schema_version":1,"incidents":[{"kind":"x","occurrences":-5}]})",
-      R"({"schema_version":1,"incidents":[{"kind":"x","first":{"line":"ten"}}]})", R"([1,2])",
+      R"({"schema_version":"1"})",
+      R"({"schema_version":null})",
+      R"({"schema_version":1.5})",
+      R"({"schema_version":1,"incidents":[5]})",
+      R"({"schema_version":1,"incidents":[{"kind":"x","occurrences":-5}]})",
+      R"({"schema_version":1,"incidents":[{"kind":"x","first":{"line":"ten"}}]})",
+      R"([1,2])",
       R"({"schema_version":1,"incidents":[{"kind":"x","seen":{"inputs":["a"]}}]})",
       R"({"schema_version":1,"incidents":[{"kind":"x","seen":{"inputs":[-1]}}]})",
       R"({"schema_version":1,"incidents":[{"kind":"x","seen":{"days":{"2026-11-30":0}}}]})",
@@ -66,16 +74,18 @@ TEST_F(BadInput, MalformedReportsAreErrorsNotCrashes) {
     EXPECT_EQ(r.code, kExitError) << doc;
     EXPECT_NE(r.err.find("report.json"), std::string::npos) << doc << ": " << r.err;
   }
-  const char* lenient[] = {R"({"schema_version":1,"incidents":[{"kind":"x"}]})",
-                           R"({"schema_version":1,"incidents":[{"kind":"x","first":{},"series":{}}]})",
-                           R"({"schema_version":1,"incidents":[{"kind":"x","first":5,"series":{"first":3}}]})",
-                           // floats no integer can hold (report_fuzzer): read as 0, never converted
-                           R"({"schema_version":1,"incidents":[{"kind":"x","partitions":[-1e300],"replicas":[1e300],)"
-                           R"("first":{"line":-5.5},"excerpt_lines":1e308}]})",
-                           // inputs beyond the report's, unknown or inverted ranges: mended or dropped
-                           R"({"schema_version":1,"incidents":[{"kind":"x","seen":{"inputs":[7,3],)"
-                           R"("ranges":{"free_bytes":[9,1],"nonsense":[1,2]}}}]})"};
-  for (const char* doc : lenient) EXPECT_EQ(Run({"merge", Write("report.json", doc)}).code, kExitOomFound) << doc;
+  const char* lenient[] = {
+      R"({"schema_version":1,"incidents":[{"kind":"x"}]})",
+      R"({"schema_version":1,"incidents":[{"kind":"x","first":{},"series":{}}]})",
+      R"({"schema_version":1,"incidents":[{"kind":"x","first":5,"series":{"first":3}}]})",
+      // floats no integer can hold (report_fuzzer): read as 0, never converted
+      R"({"schema_version":1,"incidents":[{"kind":"x","partitions":[-1e300],"replicas":[1e300],)"
+      R"("first":{"line":-5.5},"excerpt_lines":1e308}]})",
+      // inputs beyond the report's, unknown or inverted ranges: mended or dropped
+      R"({"schema_version":1,"incidents":[{"kind":"x","seen":{"inputs":[7,3],)"
+      R"("ranges":{"free_bytes":[9,1],"nonsense":[1,2]}}}]})"};
+  for (const char* doc : lenient)
+    EXPECT_EQ(Run({"merge", Write("report.json", doc)}).code, kExitOomFound) << doc;
 }
 
 // report_fuzzer's finding: a listing's summary without free_block_count (an edited
@@ -100,7 +110,8 @@ TEST_F(BadInput, AReportOverTheCapIsRefusedWithItsReason) {
   for (std::vector<std::string> args : {std::vector<std::string>{"merge", path}, {"diff", path, path}}) {
     Result r = Run(args);
     EXPECT_EQ(r.code, kExitError) << args[0];
-    EXPECT_NE(r.err.find("huge.json.gz: larger than 256 MiB; a report that large is not read back"), std::string::npos)
+    EXPECT_NE(r.err.find("huge.json.gz: larger than 256 MiB; a report that large is not read back"),
+              std::string::npos)
         << args[0] << ": " << r.err;
   }
 }
@@ -135,17 +146,29 @@ TEST_F(BadInput, RulesFolderWithLoopsFifosAndDevices) {
 // No escape sequence reaches a terminal or a CI log from a merged report's fields
 // or from a file name: C0, C1 (raw 0x9B and U+009B) and DEL become '?'.
 TEST_F(BadInput, EscapesFromReportsAndFileNamesStayInert) {
-  std::string title = "T\x1b[31mX\xc2\x9b" "31mY\x9b" "Z";
-  nlohmann::json doc = {{"schema_version", 1}, {"inputs", nlohmann::json::array()},
-                        {"incidents", {{{"kind", "k\x1b]0;owned\x07"}, {"code", "E\x1b[2J"}, {"title", title},
-                                        {"occurrences", 1}, {"first", {{"input", "a\x1b[1m.log"}, {"line", 1}}}}}},
-                        {"problems", {{{"severity", "warning"}, {"where", "w\x1b[5m"}, {"message", "m\x9b"}}}}};
-  std::string report = Write("report.json", doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  Write(std::string("name\x1b[7m.log"), "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate "
+  std::string title =
+      "T\x1b[31mX\xc2\x9b"
+      "31mY\x9b"
+      "Z";
+  nlohmann::json doc = {
+      {"schema_version", 1},
+      {"inputs", nlohmann::json::array()},
+      {"incidents",
+       {{{"kind", "k\x1b]0;owned\x07"},
+         {"code", "E\x1b[2J"},
+         {"title", title},
+         {"occurrences", 1},
+         {"first", {{"input", "a\x1b[1m.log"}, {"line", 1}}}}}},
+      {"problems", {{{"severity", "warning"}, {"where", "w\x1b[5m"}, {"message", "m\x9b"}}}}};
+  std::string report =
+      Write("report.json", doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  Write(std::string("name\x1b[7m.log"),
+        "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate "
         "8.00M. That was not possible. There are 6.43M free.; (0x0x1_HBM0)\n");
   for (const char* format : {"text", "github", "markdown"}) {
     Result merged = Run({"merge", "--format", format, report});
-    Result named = Run({"--format", format, scratch_.path() + "/name\x1b[7m.log", scratch_.path() + "/none\x1b[7m.log"});
+    Result named =
+        Run({"--format", format, scratch_.path() + "/name\x1b[7m.log", scratch_.path() + "/none\x1b[7m.log"});
     for (const Result* r : {&merged, &named}) {
       for (const std::string* text : {&r->out, &r->err}) {
         EXPECT_EQ(text->find('\x1b'), std::string::npos) << format << ": " << *text;
@@ -207,7 +230,8 @@ TEST_F(BadInput, InterleavedHalvesOfTwoMessages) {
 }
 
 TEST_F(BadInput, MessageCutBeforeItsNumber) {
-  Result r = RunLog(std::string(kSeed) + "RESOURCE_EXHAUSTED: Error loading program 'jit_cut': Attempting to reserve");
+  Result r = RunLog(std::string(kSeed) +
+                    "RESOURCE_EXHAUSTED: Error loading program 'jit_cut': Attempting to reserve");
   EXPECT_EQ(r.code, kExitOomFound);
   EXPECT_NE(r.err.find("a tpu_program_load message without requested_bytes was skipped"), std::string::npos);
   EXPECT_TRUE(FoundSeed(r));
@@ -239,7 +263,8 @@ TEST_F(BadInput, AbsurdNegativeAndNonNumbers) {
       std::string(kSeed));
   EXPECT_EQ(r.code, kExitOomFound);
   EXPECT_NE(r.err.find("ignored requested_bytes: '9999999999999999999999G' is too large to be a byte count"),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.out.find("\"free_bytes\": -5368709120"), std::string::npos);  // read as printed
   EXPECT_TRUE(FoundSeed(r));
 }
@@ -284,33 +309,40 @@ TEST_F(BadInput, StdinClosedEarly) {
   ::close(console.stdin_fd);  // now a closed descriptor
   Result r = Run({"-"}, console);
   EXPECT_EQ(r.code, kExitError);
-  EXPECT_NE(r.err.find("<stdin>: read failed after 0 bytes: Bad file descriptor"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("<stdin>: read failed after 0 bytes: Bad file descriptor"), std::string::npos)
+      << r.err;
 }
 
 TEST_F(BadInput, BrokenRuleFilesAreReportedTogether) {
   std::string rules = dir_ + "/rules";
   ::mkdir(rules.c_str(), 0700);
   Write("rules/a_bad_json.json", "{\"version\": 1,");
-  Write("rules/b_unknown_key.json", R"j({"version": 1, "signatures": [{"id": "x", "kind": "k", "colour": 1}]})j");
-  Write("rules/c_unknown_fact.json",
-        R"j({"version": 1, "causes": [{"id": "c", "cause": "oversize", "confidence": 0.5, "when": "bogus > 1", "summary": "s"}]})j");
-  Write("rules/d_no_groups.json",
-        R"j({"version": 1, "signatures": [{"id": "y", "kind": "k", "literals": ["Y"], "start": "Y", "facts": ["Y (\\d+)"]}]})j");
+  Write("rules/b_unknown_key.json",
+        R"j({"version": 1, "signatures": [{"id": "x", "kind": "k", "colour": 1}]})j");
+  Write(
+      "rules/c_unknown_fact.json",
+      R"j({"version": 1, "causes": [{"id": "c", "cause": "oversize", "confidence": 0.5, "when": "bogus > 1", "summary": "s"}]})j");
+  Write(
+      "rules/d_no_groups.json",
+      R"j({"version": 1, "signatures": [{"id": "y", "kind": "k", "literals": ["Y"], "start": "Y", "facts": ["Y (\\d+)"]}]})j");
   Result r = Run({"rules", "check", rules});
   EXPECT_EQ(r.code, kExitError);
   EXPECT_NE(r.err.find("a_bad_json.json:1:15: invalid JSON"), std::string::npos);
-  EXPECT_NE(r.err.find("b_unknown_key.json:1:66: /signatures/0/colour: unknown key 'colour'"), std::string::npos);
+  EXPECT_NE(r.err.find("b_unknown_key.json:1:66: /signatures/0/colour: unknown key 'colour'"),
+            std::string::npos);
   EXPECT_NE(r.err.find("c_unknown_fact.json:1:87: /causes/0/when: bad expression at column 1 of 'bogus > 1'"),
             std::string::npos);
-  EXPECT_NE(r.err.find("d_no_groups.json:1:99: /signatures/0/facts/0: pattern captures no fact"), std::string::npos);
+  EXPECT_NE(r.err.find("d_no_groups.json:1:99: /signatures/0/facts/0: pattern captures no fact"),
+            std::string::npos);
 }
 
 // Nesting and chains as deep as an attacker likes: an error with the place, never a
 // stack overflow (in the JSON parser, in code that walks the result, in evaluation).
 TEST_F(BadInput, DeepNestingAndLongChainsAreErrorsNotCrashes) {
   std::string deep = std::string(100000, '[') + std::string(100000, ']');
-  Result merge = Run({"merge", Write("deep.json", R"({"schema_version":1,"incidents":[{"kind":"x","facts":{"y":)" +
-                                                      deep + "}}]})")});
+  Result merge =
+      Run({"merge", Write("deep.json",
+                          R"({"schema_version":1,"incidents":[{"kind":"x","facts":{"y":)" + deep + "}}]})")});
   EXPECT_EQ(merge.code, kExitError);
   EXPECT_NE(merge.err.find("deep.json: nested deeper than 64 levels"), std::string::npos) << merge.err;
 
@@ -320,11 +352,13 @@ TEST_F(BadInput, DeepNestingAndLongChainsAreErrorsNotCrashes) {
   std::string chain = "requested_bytes";
   for (int i = 0; i < 50000; ++i) chain += " + requested_bytes";
   Write("deep/chain.json", R"j({"version": 1, "causes": [{"id": "c", "cause": "oversize", "confidence": 0.5,
-    "kinds": ["tpu_buffer_alloc"], "when": ")j" + chain + R"j( > 1G", "summary": "s"}]})j");
+    "kinds": ["tpu_buffer_alloc"], "when": ")j" +
+                               chain + R"j( > 1G", "summary": "s"}]})j");
   Result check = Run({"rules", "check", rules});
   EXPECT_EQ(check.code, kExitError);
   EXPECT_NE(check.err.find("nested.json:1:99: nested deeper than 64 levels"), std::string::npos) << check.err;
-  EXPECT_NE(check.err.find("chain.json:2:44: /causes/0/when: bad expression at column 4625"), std::string::npos)
+  EXPECT_NE(check.err.find("chain.json:2:44: /causes/0/when: bad expression at column 4625"),
+            std::string::npos)
       << check.err.substr(0, 500);
   EXPECT_NE(check.err.find("expression too long"), std::string::npos);
   EXPECT_LT(check.err.size(), 2000u);  // the expression is not quoted whole
@@ -341,8 +375,8 @@ TEST_F(BadInput, DeepNestingAndLongChainsAreErrorsNotCrashes) {
 TEST_F(BadInput, AFloodOfDistinctIncidentsIsCappedAndCounted) {
   std::string log;
   for (int k = 0; k < 10050; ++k) {
-    log += "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate " + std::to_string(k + 10) +
-           ".00M. That was not possible. There are 6.43M free.; (0x0x1_HBM0)\n";
+    log += "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate " +
+           std::to_string(k + 10) + ".00M. That was not possible. There are 6.43M free.; (0x0x1_HBM0)\n";
   }
   std::string path = Write("flood.log", log);
   Result r = Run({"--format", "json", path});
@@ -351,10 +385,15 @@ TEST_F(BadInput, AFloodOfDistinctIncidentsIsCappedAndCounted) {
   EXPECT_EQ(doc["incidents"].size(), 10000u);
   EXPECT_NE(r.err.find("flood.log:10001: 50 events of further incidents were counted but not kept "
                        "(tpu_buffer_alloc 50): a report keeps 10000 distinct incidents"),
-            std::string::npos) << r.err.substr(0, 400);
-  Result merged = Run({"--format", "json", "merge", Write("a.json", r.out), Write("b.json", Run({"--format", "json",
-      Write("other.log", "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 99999.00M. That "
-                         "was not possible. There are 6.43M free.; (0x0x1_HBM0)\n")}).out)});
+            std::string::npos)
+      << r.err.substr(0, 400);
+  Result merged = Run({"--format", "json", "merge", Write("a.json", r.out),
+                       Write("b.json", Run({"--format", "json",
+                                            Write("other.log",
+                                                  "RESOURCE_EXHAUSTED: Error allocating device buffer: "
+                                                  "Attempting to allocate 99999.00M. That "
+                                                  "was not possible. There are 6.43M free.; (0x0x1_HBM0)\n")})
+                                           .out)});
   EXPECT_EQ(nlohmann::json::parse(merged.out)["incidents"].size(), 10000u);
   EXPECT_NE(merged.err.find("1 events of further incidents were counted but not kept"), std::string::npos)
       << merged.err.substr(0, 400);
@@ -369,8 +408,9 @@ TEST_F(BadInput, DivisionByZeroInARuleNeverFires) {
   Result check = Run({"rules", "check", rules});
   EXPECT_EQ(check.code, kExitNoOom) << check.err;
   Result r = Run({"--format", "json", "--rules", rules,
-                  Write("zero.log", "Error allocating device buffer: Attempting to allocate 1.00G. That was not "
-                                    "possible. There are 0B free.\n")});
+                  Write("zero.log",
+                        "Error allocating device buffer: Attempting to allocate 1.00G. That was not "
+                        "possible. There are 0B free.\n")});
   EXPECT_EQ(r.code, kExitOomFound);
   EXPECT_EQ(r.out.find("\"rule\": \"div\""), std::string::npos);  // absent, not infinite
 }

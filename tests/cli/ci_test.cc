@@ -1,19 +1,17 @@
 // CI log scanning: inputs (directories, globs, compression, hosts), output
 // formats checked against their specs' required fields, --fail-on, merge and -j.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
-#include <gtest/gtest.h>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
 #include "cli/inputs.h"
@@ -33,7 +31,9 @@ std::string Seed(const std::string& program, const std::string& requested) {
 class CiTest : public ::testing::Test {
  protected:
   using Result = CliResult;
-  std::string Write(const std::string& name, const std::string& content) { return scratch_.Write(name, content); }
+  std::string Write(const std::string& name, const std::string& content) {
+    return scratch_.Write(name, content);
+  }
   Result Run(std::vector<std::string> args) { return RunOomlens(std::move(args)); }
   // A log with n different incidents (one program each).
   std::string ManyIncidents(int n) {
@@ -58,7 +58,7 @@ TEST_F(CiTest, GithubAnnotationsRespectTheRunnerLimit) {
   }
   EXPECT_EQ(count, 10u);
   EXPECT_NE(r.out.find("title=OOM%3A 21 more incidents"), std::string::npos);  // ":" escaped in properties
-  EXPECT_NE(r.out.find("%0A"), std::string::npos);  // newlines escaped, not raw
+  EXPECT_NE(r.out.find("%0A"), std::string::npos);                             // newlines escaped, not raw
 }
 
 TEST_F(CiTest, GithubEscapesPropertiesAndData) {
@@ -82,20 +82,23 @@ TEST_F(CiTest, SarifHasTheRequiredFields) {
     EXPECT_TRUE(location["artifactLocation"]["uri"].is_string());
     EXPECT_GE(location["region"]["startLine"].get<int>(), 1);
     bool rule_declared = false;
-    for (const auto& rule : run["tool"]["driver"]["rules"]) rule_declared = rule_declared || rule["id"] == result["ruleId"];
+    for (const auto& rule : run["tool"]["driver"]["rules"])
+      rule_declared = rule_declared || rule["id"] == result["ruleId"];
     EXPECT_TRUE(rule_declared);
   }
 }
 
 TEST_F(CiTest, GitlabCodeQualityWithStableFingerprints) {
   std::string first = Write("run1/job.log", "noise\n" + Seed("jit_a", "2.00G"));
-  std::string second = Write("run2/other.log", "more noise\nand more\n" + Seed("jit_a", "2.00G") + Seed("jit_b", "3.00G"));
+  std::string second =
+      Write("run2/other.log", "more noise\nand more\n" + Seed("jit_a", "2.00G") + Seed("jit_b", "3.00G"));
   json a = json::parse(Run({"--format", "gitlab", first}).out);
   json b = json::parse(Run({"--format", "gitlab", second}).out);
   ASSERT_EQ(a.size(), 1u);
   ASSERT_EQ(b.size(), 2u);
   for (const auto& issue : b) {
-    for (const char* key : {"description", "check_name", "fingerprint", "severity"}) EXPECT_TRUE(issue[key].is_string());
+    for (const char* key : {"description", "check_name", "fingerprint", "severity"})
+      EXPECT_TRUE(issue[key].is_string());
     EXPECT_TRUE(issue["location"]["path"].is_string());
     EXPECT_GE(issue["location"]["lines"]["begin"].get<int>(), 1);
   }
@@ -131,7 +134,8 @@ TEST_F(CiTest, FailOnAndMaxIncidents) {
   EXPECT_EQ(Run({"--fail-on", "bogus", log}).code, kExitError);
   Result typo = Run({"--fail-on", "fragmentaton_typo", log});  // a word with '_' was taken for a kind
   EXPECT_EQ(typo.code, kExitError);
-  EXPECT_NE(typo.err.find("'fragmentaton_typo' is neither a cause nor a kind"), std::string::npos) << typo.err;
+  EXPECT_NE(typo.err.find("'fragmentaton_typo' is neither a cause nor a kind"), std::string::npos)
+      << typo.err;
   EXPECT_NE(typo.err.find("fragmentation,"), std::string::npos) << "the error lists the causes: " << typo.err;
   EXPECT_EQ(Run({"--fail-on", "", log}).code, kExitError);
   Result limited = Run({"--format", "jsonl", "--max-incidents", "2", log});
@@ -143,8 +147,10 @@ TEST_F(CiTest, FailOnAndMaxIncidents) {
 // reported but fails nothing, unless --fail-on names it; a later failure does.
 TEST_F(CiTest, ARecoveredOomFailsNothingByDefault) {
   std::string retry =
-      "I0000 00:00:1717000000.000000 1234 tpu_executable.cc:100] TpuLoadedExecutable::ExecutePrepareWithOomRetries "
-      "attempting to defragment and retry after seeing error: RESOURCE_EXHAUSTED: Error allocating device buffer: "
+      "I0000 00:00:1717000000.000000 1234 tpu_executable.cc:100] "
+      "TpuLoadedExecutable::ExecutePrepareWithOomRetries "
+      "attempting to defragment and retry after seeing error: RESOURCE_EXHAUSTED: Error allocating device "
+      "buffer: "
       "Attempting to allocate 2.00G. That was not possible. There are 1.50G free.\n";
   std::string recovered = Write("recovered.log", retry);
   Result r = Run({"--format", "json", recovered});
@@ -262,7 +268,8 @@ TEST_F(CiTest, CompressedLogsAreReadWhateverTheirName) {
 // A zstd frame whose window exceeds 8 MiB (zstd --long=27) would cost 128 MiB per
 // input: it is refused with the reason and the way to read it, not decompressed.
 TEST_F(CiTest, AZstdWindowOverTheLimitIsRefusedWithTheWayOut) {
-  std::string log = Seed("jit_long", "5.00G") + std::string(24 << 20, '\n');  // the frame header asks for its window
+  std::string log =
+      Seed("jit_long", "5.00G") + std::string(24 << 20, '\n');  // the frame header asks for its window
   ZSTD_CCtx* cctx = ZSTD_createCCtx();
   ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, 27);
   ZSTD_CCtx_setParameter(cctx, ZSTD_c_enableLongDistanceMatching, 1);
@@ -302,7 +309,8 @@ TEST_F(CiTest, PaddedNestedUtf16AndCarriageReturnLogsAreRead) {
     EXPECT_EQ(r.code, kExitOomFound) << name << ": " << r.err;
     EXPECT_NE(r.out.find("\"program\": \"jit_w\""), std::string::npos) << name;
   }
-  Result junk = Run({Write("junk.gz", gz + std::string(8, '\0') + "junk")});  // not zeros only: still an error
+  Result junk =
+      Run({Write("junk.gz", gz + std::string(8, '\0') + "junk")});  // not zeros only: still an error
   EXPECT_EQ(junk.code, kExitError);
 }
 
@@ -310,7 +318,8 @@ TEST_F(CiTest, PaddedNestedUtf16AndCarriageReturnLogsAreRead) {
 // log's end, where the OOM usually is) is scanned, then the error said.
 TEST_F(CiTest, ACorruptChecksumKeepsWhatWasDecompressed) {
   std::string log;
-  for (int k = 0; k < 40000; ++k) log += "I1130 12:00:00.000000  1 train.py:1] step " + std::to_string(k) + " loss=2.3\n";
+  for (int k = 0; k < 40000; ++k)
+    log += "I1130 12:00:00.000000  1 train.py:1] step " + std::to_string(k) + " loss=2.3\n";
   log += Seed("jit_end", "5.00G");
   std::string gz = Gzip(log);
   gz[gz.size() - 8] = static_cast<char>(gz[gz.size() - 8] ^ 0xff);  // the CRC32 of the trailer
@@ -340,7 +349,10 @@ TEST_F(CiTest, ZstdChecksumsAreCheckedAndAWrongOneKeepsTheFramesEnd) {
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;
     noise += "I1130 12:00:00.000000  1 train.py:1] step " + std::to_string(x) + "\n";
   }
-  std::string skippable("\x50\x2a\x4d\x18\x03\x00\x00\x00" "abc", 11);
+  std::string skippable(
+      "\x50\x2a\x4d\x18\x03\x00\x00\x00"
+      "abc",
+      11);
   std::string zst = ZstdFrame("tiny\n") + ZstdFrame("a line under 32\n") + ZstdFrame(noise) + skippable +
                     ZstdFrame(noise + Seed("jit_end", "5.00G"));
   ASSERT_GT(zst.size(), 2 * ZSTD_DStreamInSize());
@@ -352,14 +364,16 @@ TEST_F(CiTest, ZstdChecksumsAreCheckedAndAWrongOneKeepsTheFramesEnd) {
   EXPECT_EQ(bad.code, kExitError);
   EXPECT_NE(bad.out.find("\"program\": \"jit_end\""), std::string::npos) << "the frame's end was lost";
   EXPECT_NE(bad.err.find("corrupt zstd data: the frame's checksum does not match what it decompressed to"),
-            std::string::npos) << bad.err;
+            std::string::npos)
+      << bad.err;
 }
 
 TEST_F(CiTest, MergeOfPerHostReportsEqualsOneRun) {
   std::vector<std::string> logs = {
       Write("host-a.log", Seed("jit_x", "2.00G") + Seed("jit_y", "3.00G")),
       Write("host-b.log", "noise\n" + Seed("jit_x", "2.00G")),
-      Write("host-c.log", Seed("jit_x", "2.00G").replace(Seed("jit_x", "2.00G").find("1.00G free"), 5, "1.50G")),
+      Write("host-c.log",
+            Seed("jit_x", "2.00G").replace(Seed("jit_x", "2.00G").find("1.00G free"), 5, "1.50G")),
   };
   std::vector<std::string> one_run = {"--format", "json", "--host-from-path", "(host-\\w)"};
   one_run.insert(one_run.end(), logs.begin(), logs.end());
@@ -384,8 +398,9 @@ TEST_F(CiTest, MergeOfPerHostReportsEqualsOneRun) {
 TEST_F(CiTest, ParallelReadingGivesTheSameReport) {
   std::vector<std::string> args = {"--format", "json"};
   for (int k = 0; k < 6; ++k) {
-    args.push_back(Write("w" + std::to_string(k) + ".log", std::string(k * 100, '\n') + Seed("jit_x", "2.00G") +
-                                                               (k % 2 ? Seed("jit_odd", "4.00G") : "")));
+    args.push_back(
+        Write("w" + std::to_string(k) + ".log",
+              std::string(k * 100, '\n') + Seed("jit_x", "2.00G") + (k % 2 ? Seed("jit_odd", "4.00G") : "")));
   }
   Result serial = Run(args);
   args.insert(args.begin(), {"-j", "3"});
@@ -395,8 +410,8 @@ TEST_F(CiTest, ParallelReadingGivesTheSameReport) {
 }
 
 // Each file is one job's log: -j 1, -j N, `merge` of the per-file reports and
-// `merge` of merged shards give the same bytes, on every bundled log folder and on random sets of bundled logs
-// (a series or a consequence never reaches from one file into another).
+// `merge` of merged shards give the same bytes, on every bundled log folder and on random sets of bundled
+// logs (a series or a consequence never reaches from one file into another).
 TEST_F(CiTest, AnyJobsAndMergeOfPerFileReportsGiveTheSameBytes) {
   ASSERT_EQ(::chdir(OOMLENS_SOURCE_DIR), 0);  // inputs are named by their path in the tree
   InputOptions options;

@@ -84,7 +84,8 @@ inline void FindFiles(const std::string& dir, const std::string& suffix, std::ve
     if (name == "." || name == "..") continue;
     std::string path = dir + "/" + name;
     if (e->d_type == DT_DIR) FindFiles(path, suffix, out);
-    else if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    else if (name.size() > suffix.size() &&
+             name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
       out->push_back(path);
   }
   ::closedir(d);

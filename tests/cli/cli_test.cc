@@ -1,9 +1,8 @@
 #include "cli/cli.h"
 
 #include <fcntl.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -24,7 +23,9 @@ const std::string kExample = kSource + "/testdata/examples/multihost_e0101.log";
 
 using CliRun = CliResult;
 
-CliRun Cli(std::vector<std::string> args, Console console = {}) { return RunOomlens(std::move(args), console); }
+CliRun Cli(std::vector<std::string> args, Console console = {}) {
+  return RunOomlens(std::move(args), console);
+}
 
 TEST(Cli, FindsTheOomAndExitsOne) {
   CliRun r = Cli({"--color", "never", kExample});
@@ -50,7 +51,8 @@ TEST(Cli, MissingFileIsAnErrorButOtherFilesAreStillRead) {
 TEST(Cli, TerminalStdinWithoutFilesTakesAPaste) {
   Console console;
   console.stdin_is_terminal = true;
-  console.stdin_fd = ::open((kSource + "/testdata/logs/tpu_runtime/e0101_seed_openxla_doc.log").c_str(), O_RDONLY);
+  console.stdin_fd =
+      ::open((kSource + "/testdata/logs/tpu_runtime/e0101_seed_openxla_doc.log").c_str(), O_RDONLY);
   CliRun r = Cli({}, console);
   ::close(console.stdin_fd);
   EXPECT_EQ(r.code, kExitOomFound);
@@ -63,7 +65,8 @@ TEST(Cli, ExplainComesFromTheRules) {
   EXPECT_EQ(r.code, kExitNoOom);
   EXPECT_EQ(r.out.substr(0, 47), "E0101 (tpu_program_load): TPU program load fail");
   EXPECT_NE(r.out.find("reservable_bytes"), std::string::npos);
-  EXPECT_NE(r.out.find("fragmentation (rule tpu_program_load.fragmentation, confidence 0.85)"), std::string::npos);
+  EXPECT_NE(r.out.find("fragmentation (rule tpu_program_load.fragmentation, confidence 0.85)"),
+            std::string::npos);
   EXPECT_NE(r.out.find("when: free_bytes >= requested_bytes and requested_bytes > largest_contiguous_bytes"),
             std::string::npos);
   EXPECT_NE(r.out.find("https://openxla.org/xla/errors/error_0101"), std::string::npos);
@@ -149,9 +152,11 @@ TEST(Cli, RulesCheckReportsEveryProblemOfABrokenFolder) {
   std::string prefix = "oomlens: error: " + kSource + "/testdata/bad-rules/";
   EXPECT_NE(r.err.find(prefix + "bad_json.json:4:4: invalid JSON"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(prefix + "bad_regex.json:7:16: /signatures/0/start: invalid regex: missing ): "),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find(prefix + "sample_fails.json:10:19: sample not recognised by signature 'demo_oom'"),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("oomlens: error: 3 problems in the rules"), std::string::npos) << r.err;
 }
 
@@ -202,8 +207,9 @@ TEST(Cli, BashCompletesFailOnFromTheRules) {
   ScratchDir scratch;
   std::string script = scratch.Write("oomlens.bash", Cli({"completions", "bash"}).out);
   std::string out = scratch.path() + "/out";
-  std::string command = "bash -c 'source " + script +
-                        "; COMP_WORDS=(oomlens --fail-on fragm); COMP_CWORD=2; _oomlens; echo ${COMPREPLY[*]}' > " + out;
+  std::string command =
+      "bash -c 'source " + script +
+      "; COMP_WORDS=(oomlens --fail-on fragm); COMP_CWORD=2; _oomlens; echo ${COMPREPLY[*]}' > " + out;
   ASSERT_EQ(std::system(command.c_str()), 0);
   EXPECT_EQ(ReadFile(out), "fragmentation\n");
 }

@@ -1,12 +1,10 @@
 // `oomlens diff`: two runs of one job compared, from logs or from JSON reports.
 // To approve changed output: OOMLENS_UPDATE_GOLDEN=1 build/unit_tests --gtest_filter='Diff*'
+#include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <thread>
-
-#include <gtest/gtest.h>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "tests/cli/cli_harness.h"
 
@@ -82,7 +80,8 @@ TEST_F(DiffTest, EachSideIsReadOnceAndReportsAreToldByParsing) {
   ScratchDir dir;
   std::string report = RunOomlens({"--format", "json", kAfter}).out;
   auto doc = nlohmann::json::parse(report);
-  std::string sorted = dir.Write("sorted.json", doc.dump(1));  // nlohmann sorts keys: schema_version near the end
+  std::string sorted =
+      dir.Write("sorted.json", doc.dump(1));  // nlohmann sorts keys: schema_version near the end
   std::string gzipped = dir.Write("after.json.gz", Gzip(report));
   CliResult same = RunOomlens({"diff", sorted, gzipped});
   EXPECT_EQ(same.code, kExitNoOom) << same.err;
@@ -108,8 +107,10 @@ TEST_F(DiffTest, EachSideIsReadOnceAndReportsAreToldByParsing) {
   EXPECT_NE(piped.out.find("  appeared  E1000"), std::string::npos) << piped.out;
 
   // a log of JSON lines starts with '{' too: it is scanned, not taken for a report
-  std::string lines = dir.Write("cloud.log",
-      "{\"textPayload\": \"starting\"}\n{\"textPayload\": \"RESOURCE_EXHAUSTED: Error allocating device buffer: "
+  std::string lines = dir.Write(
+      "cloud.log",
+      "{\"textPayload\": \"starting\"}\n{\"textPayload\": \"RESOURCE_EXHAUSTED: Error allocating device "
+      "buffer: "
       "Attempting to allocate 8.00M. That was not possible. There are 6.43M free.; (0x0x1_HBM0)\"}\n");
   CliResult jsonl = RunOomlens({"diff", "testdata/logs/negative/quota_429_resource_exhausted.log", lines});
   EXPECT_EQ(jsonl.code, kExitOomFound) << jsonl.err;

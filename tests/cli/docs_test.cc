@@ -6,9 +6,8 @@
 // without "$ " and are not run.
 #include <dirent.h>
 #include <fcntl.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <sstream>
 #include <string>
@@ -115,7 +114,8 @@ std::string Missing(const std::string& output, const std::vector<std::string>& e
     size_t found = at;
     while (skipping && found < lines.size() && lines[found] != want) ++found;
     if (found >= lines.size() || lines[found] != want) {
-      return "expected line: " + want + "\n got line:     " + (at < lines.size() ? lines[at] : "<end of output>");
+      return "expected line: " + want +
+             "\n got line:     " + (at < lines.size() ? lines[at] : "<end of output>");
     }
     at = found + 1;
     skipping = false;

@@ -1,13 +1,13 @@
 // --fleet: a report of many jobs summarised by failure (docs/fleet.md).
+#include "oomlens/fleet.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
 #include "cli_harness.h"
-#include "oomlens/fleet.h"
 
 namespace oomlens {
 namespace {
@@ -17,20 +17,24 @@ using json = nlohmann::json;
 // A TPU program load failure as a job's log prints it, with its own numbers and prefix.
 std::string ProgramLoad(const std::string& stamp, const std::string& wrapper, const std::string& program,
                         const std::string& requested, const std::string& free) {
-  return "E" + stamp + "  77 pjrt.cc:1] " + wrapper + "RESOURCE_EXHAUSTED: Error loading program '" + program +
-         "': Attempting to reserve " + requested + " at the bottom of memory. That was not possible. There are " +
-         free + " free, 0B reserved, and " + free + " reservable.\n";
+  return "E" + stamp + "  77 pjrt.cc:1] " + wrapper + "RESOURCE_EXHAUSTED: Error loading program '" +
+         program + "': Attempting to reserve " + requested +
+         " at the bottom of memory. That was not possible. There are " + free + " free, 0B reserved, and " +
+         free + " reservable.\n";
 }
 
 std::string CudaOom(const std::string& gib) {
   return "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate " + gib +
-         " GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.20 GiB is free. Of the allocated memory 70.00 GiB "
+         " GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.20 GiB is free. Of the allocated memory "
+         "70.00 GiB "
          "is allocated by PyTorch, and 2.00 GiB is reserved by PyTorch but unallocated.\n";
 }
 
 class FleetTest : public ::testing::Test {
  protected:
-  std::string Write(const std::string& name, const std::string& content) { return scratch_.Write(name, content); }
+  std::string Write(const std::string& name, const std::string& content) {
+    return scratch_.Write(name, content);
+  }
   CliResult Run(std::vector<std::string> args) { return RunOomlens(std::move(args)); }
 
   // Five jobs: one failure in three of them (other numbers, other wrappers, one
@@ -38,12 +42,14 @@ class FleetTest : public ::testing::Test {
   std::vector<std::string> Jobs() {
     return {
         Write("job-0.log", ProgramLoad("1128 10:00:00.000000", "", "jit_step", "29.49G", "147.64M")),
-        Write("job-1.log", "step 1\n" + ProgramLoad("1129 11:00:00.000000", "jax.errors.JaxRuntimeError: ",
-                                                     "jit_step", "31.00G", "1.00G") +
+        Write("job-1.log", "step 1\n" +
+                               ProgramLoad("1129 11:00:00.000000", "jax.errors.JaxRuntimeError: ", "jit_step",
+                                           "31.00G", "1.00G") +
                                ProgramLoad("1129 11:00:05.000000", "", "jit_step", "31.00G", "1.00G")),
         Write("job-2.log", "all good\n"),
         Write("job-3.log", CudaOom("20.00")),
-        Write("job-4.log", ProgramLoad("1130 09:00:00.000000", "ValueError: ", "jit_step", "30.00G", "2.00G")),
+        Write("job-4.log",
+              ProgramLoad("1130 09:00:00.000000", "ValueError: ", "jit_step", "30.00G", "2.00G")),
     };
   }
 
@@ -73,7 +79,8 @@ TEST_F(FleetTest, OneFailureAcrossJobsWhateverItsNumbersAndWrappers) {
   EXPECT_EQ(load["first_time"], "--11-28T10:00:00");
   EXPECT_EQ(load["last_time"], "--11-30T09:00:00");
   EXPECT_EQ(load["message"].get<std::string>().substr(0, 143),
-            "RESOURCE_EXHAUSTED: Error loading program 'jit_step': Attempting to reserve # at the bottom of memory. "
+            "RESOURCE_EXHAUSTED: Error loading program 'jit_step': Attempting to reserve # at the bottom of "
+            "memory. "
             "That was not possible. There are # free,")
       << "prefix and exception class dropped, sizes masked whatever their unit";
   EXPECT_EQ(load["figures"]["requested_bytes"]["min"], 31664646390);  // 29.49G
@@ -92,14 +99,19 @@ TEST_F(FleetTest, OneFailureAcrossJobsWhateverItsNumbersAndWrappers) {
 
 TEST_F(FleetTest, MergeOfPerJobReportsInShardsGivesTheSameFleet) {
   std::vector<std::string> jobs = Jobs();
-  std::string whole = Run({"--fleet", "--format", "json", "-q", jobs[0], jobs[1], jobs[2], jobs[3], jobs[4]}).out;
+  std::string whole =
+      Run({"--fleet", "--format", "json", "-q", jobs[0], jobs[1], jobs[2], jobs[3], jobs[4]}).out;
   std::vector<std::string> parts;
   for (size_t k = 0; k < jobs.size(); ++k)
-    parts.push_back(Write("part-" + std::to_string(k) + ".json", Run({"--format", "json", "-q", jobs[k]}).out));
-  std::string shard_a = Write("a.json", Run({"--format", "json", "-q", "merge", parts[0], parts[1], parts[2]}).out);
+    parts.push_back(
+        Write("part-" + std::to_string(k) + ".json", Run({"--format", "json", "-q", jobs[k]}).out));
+  std::string shard_a =
+      Write("a.json", Run({"--format", "json", "-q", "merge", parts[0], parts[1], parts[2]}).out);
   std::string shard_b = Write("b.json", Run({"--format", "json", "-q", "merge", parts[3], parts[4]}).out);
-  EXPECT_EQ(Run({"--fleet", "--format", "json", "-q", "merge", parts[0], parts[1], parts[2], parts[3], parts[4]}).out,
-            whole);
+  EXPECT_EQ(
+      Run({"--fleet", "--format", "json", "-q", "merge", parts[0], parts[1], parts[2], parts[3], parts[4]})
+          .out,
+      whole);
   EXPECT_EQ(Run({"--fleet", "--format", "json", "-q", "merge", shard_a, shard_b}).out, whole);
 }
 
@@ -116,7 +128,8 @@ TEST_F(FleetTest, UnreadableJobsAreListedAndTheRunFails) {
 }
 
 TEST_F(FleetTest, EveryFormatNamesTheFailureAndHtmlStaysInert) {
-  std::string xss = Write("x.log", ProgramLoad("1130 09:00:00.000000", "", "<script>alert(1)</script>", "9.00G", "1.00G"));
+  std::string xss =
+      Write("x.log", ProgramLoad("1130 09:00:00.000000", "", "<script>alert(1)</script>", "9.00G", "1.00G"));
   for (const char* format : {"text", "markdown", "html"}) {
     CliResult r = Run({"--fleet", "--format", format, "-q", xss, Jobs()[3]});
     EXPECT_EQ(r.code, kExitOomFound) << format << r.err;
@@ -140,7 +153,8 @@ TEST_F(FleetTest, TimestampsWithoutAYearAreDatedNearTheFleetsLatest) {
   json fleet = Fleet({iso, december, january});
   std::vector<std::string> days;
   for (const auto& day : fleet["by_day"]) days.push_back(day["key"]);
-  EXPECT_EQ(days, (std::vector<std::string>{"2026-12-31", "2027-01-01", "2027-01-02"})) << fleet["by_day"].dump();
+  EXPECT_EQ(days, (std::vector<std::string>{"2026-12-31", "2027-01-01", "2027-01-02"}))
+      << fleet["by_day"].dump();
   json alone = Fleet({december, january});  // no full timestamp: as the logs say
   EXPECT_EQ(alone["by_day"][0]["key"], "--01-01");
 }
@@ -153,8 +167,9 @@ TEST(MaskedMessage, SizesAreMaskedWithTheirUnits) {
 
 TEST(MaskedMessage, CutsAtACharacterAndMasksEveryNumber) {
   Incident i;
-  i.excerpt = {"I1130 12:00:00.1 1 x.cc:1] RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: 12 of 1,024",
-               std::string(150, 'a') + "\xc3\xa9\xc3\xa9\xc3\xa9"};
+  i.excerpt = {
+      "I1130 12:00:00.1 1 x.cc:1] RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: 12 of 1,024",
+      std::string(150, 'a') + "\xc3\xa9\xc3\xa9\xc3\xa9"};
   std::string masked = MaskedMessage(i);
   EXPECT_EQ(masked.rfind("Bad StatusOr access: RESOURCE_EXHAUSTED: # of # aaa", 0), 0u) << masked;
   EXPECT_LE(masked.size(), 160u);

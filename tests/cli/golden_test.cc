@@ -4,9 +4,8 @@
 // To approve changed output: OOMLENS_UPDATE_GOLDEN=1 build/unit_tests --gtest_filter='Golden*'
 // and review the diff.
 #include <dirent.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -35,8 +34,9 @@ class Golden : public ::testing::TestWithParam<std::string> {};
 TEST_P(Golden, MatchesExpectedOutput) {
   ASSERT_EQ(::chdir(kSource.c_str()), 0);  // inputs are named by their path in the tree
   const std::string log = GetParam();
-  const std::string stem = "testdata/expected/" + log.substr(std::string("testdata/").size(),
-                                                              log.size() - std::string("testdata/").size() - 4);
+  const std::string stem =
+      "testdata/expected/" +
+      log.substr(std::string("testdata/").size(), log.size() - std::string("testdata/").size() - 4);
   for (const char* format : {"text", "json"}) {
     const char* argv[] = {"oomlens", "--color", "never", "--format", format, log.c_str()};
     std::ostringstream out, err;
@@ -64,7 +64,8 @@ TEST_P(Golden, MatchesExpectedOutput) {
 
 std::string Name(const ::testing::TestParamInfo<std::string>& info) {
   std::string name = info.param.substr(std::string("testdata/").size());
-  for (char& c : name) if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return name;
 }
 

@@ -6,11 +6,10 @@
 #ifndef OOMLENS_TESTS_CLI_JSON_SCHEMA_H_
 #define OOMLENS_TESTS_CLI_JSON_SCHEMA_H_
 
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace oomlens {
 
@@ -59,7 +58,8 @@ class JsonSchema {
       } else if (key == "const") {
         if (v != rule) fail("is not " + rule.dump());
       } else if (key == "enum") {
-        if (std::find(rule.begin(), rule.end(), v) == rule.end()) fail(v.dump() + " is not one of " + rule.dump());
+        if (std::find(rule.begin(), rule.end(), v) == rule.end())
+          fail(v.dump() + " is not one of " + rule.dump());
       } else if (key == "required") {
         for (const auto& name : rule)
           if (v.is_object() && !v.contains(name.get<std::string>())) fail("lacks " + name.dump());
@@ -76,17 +76,20 @@ class JsonSchema {
           if (rule.is_object()) Check(rule, value, at + "/" + name, errors);
         }
       } else if (key == "items") {
-        for (size_t i = 0; v.is_array() && i < v.size(); ++i) Check(rule, v[i], at + "/" + std::to_string(i), errors);
+        for (size_t i = 0; v.is_array() && i < v.size(); ++i)
+          Check(rule, v[i], at + "/" + std::to_string(i), errors);
       } else if (key == "minItems" || key == "maxItems") {
         if (!v.is_array()) continue;
         bool min = key == "minItems";
-        if (min ? v.size() < rule.get<size_t>() : v.size() > rule.get<size_t>()) fail(key + " " + rule.dump());
+        if (min ? v.size() < rule.get<size_t>() : v.size() > rule.get<size_t>())
+          fail(key + " " + rule.dump());
       } else if (key == "maxProperties") {
         if (v.is_object() && v.size() > rule.get<size_t>()) fail(key + " " + rule.dump());
       } else if (key == "minimum" || key == "maximum") {
         if (!v.is_number()) continue;
         bool min = key == "minimum";
-        if (min ? v.get<double>() < rule.get<double>() : v.get<double>() > rule.get<double>()) fail(key + " " + rule.dump());
+        if (min ? v.get<double>() < rule.get<double>() : v.get<double>() > rule.get<double>())
+          fail(key + " " + rule.dump());
       } else if (key == "oneOf" || key == "anyOf") {
         size_t matched = 0;
         for (const auto& sub : rule) matched += Valid(sub, v);

@@ -14,7 +14,9 @@ namespace {
 
 const std::string kSource = OOMLENS_SOURCE_DIR;
 
-JsonSchema Load(const std::string& path) { return JsonSchema(nlohmann::json::parse(ReadFile(kSource + "/" + path))); }
+JsonSchema Load(const std::string& path) {
+  return JsonSchema(nlohmann::json::parse(ReadFile(kSource + "/" + path)));
+}
 
 TEST(Schema, EveryReportValidates) {
   JsonSchema schema = Load("docs/json-output.schema.json");
@@ -31,8 +33,8 @@ TEST(Schema, EveryReportValidates) {
 
 TEST(Schema, TheValidatorRejectsWhatTheSchemaForbids) {
   JsonSchema schema = Load("docs/json-output.schema.json");
-  auto doc = nlohmann::json::parse(RunOomlens({kSource + "/testdata/logs/tpu_dumps/dump_prose_owners.log",
-                                               "--format", "json"}).out);
+  auto doc = nlohmann::json::parse(
+      RunOomlens({kSource + "/testdata/logs/tpu_dumps/dump_prose_owners.log", "--format", "json"}).out);
   ASSERT_TRUE(schema.Validate(doc).empty());
   auto bad = doc;
   bad["incidents"][0]["confidence"] = 1.5;
@@ -41,7 +43,8 @@ TEST(Schema, TheValidatorRejectsWhatTheSchemaForbids) {
   bad["schema_version"] = 2;
   auto errors = schema.Validate(bad);
   ASSERT_EQ(errors.size(), 4u);
-  EXPECT_NE(std::find(errors.begin(), errors.end(), "/incidents/0: has unknown key 'surprise'"), errors.end());
+  EXPECT_NE(std::find(errors.begin(), errors.end(), "/incidents/0: has unknown key 'surprise'"),
+            errors.end());
   EXPECT_NE(std::find(errors.begin(), errors.end(), "/incidents/0: lacks \"cause\""), errors.end());
 }
 

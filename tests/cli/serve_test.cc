@@ -1,15 +1,13 @@
 // `oomlens serve` on a free loopback port, exercised with a real HTTP client.
 #include "cli/serve.h"
 
-#include <httplib.h>
-
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
@@ -23,7 +21,8 @@ namespace oomlens {
 namespace {
 
 const char kSeed[] =
-    "XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_embedding_pipeline_step_fn': Attempting to "
+    "XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_embedding_pipeline_step_fn': Attempting "
+    "to "
     "reserve 29.49G at the bottom of memory. That was not possible. There are 147.64M free, 0B reserved, and "
     "147.64M reservable.";
 
@@ -90,7 +89,8 @@ TEST_F(ServeTest, PageApiHealthAndLimits) {
   EXPECT_NE(posted->body.find("jit_embedding_pipeline_step_fn"), std::string::npos);
   EXPECT_NE(posted->body.find("<svg"), std::string::npos);
 
-  std::string evil = std::string(kSeed).replace(std::string(kSeed).find("jit_embedding"), 13, "<script>x()</script>");
+  std::string evil =
+      std::string(kSeed).replace(std::string(kSeed).find("jit_embedding"), 13, "<script>x()</script>");
   auto html = client.Post("/api/v1/diagnose?format=html", evil, "application/octet-stream");
   ASSERT_TRUE(html);
   EXPECT_EQ(html->body.find("<script>"), std::string::npos);
@@ -118,7 +118,8 @@ TEST_F(ServeTest, ASecondServerOnTheSamePortIsRefused) {
   std::ostringstream out, err;
   int code = RunServe(Options{}, options, out, err, console);
   EXPECT_EQ(code, kExitError);
-  EXPECT_NE(err.str().find(":" + std::to_string(port_) + ": Address already in use"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find(":" + std::to_string(port_) + ": Address already in use"), std::string::npos)
+      << err.str();
   EXPECT_TRUE(Client().Get("/healthz"));  // the first one still serves
 }
 
@@ -133,7 +134,8 @@ TEST_F(ServeTest, CrossSiteRequestsAreRefusedAndEveryResponseIsSecured) {
   ASSERT_TRUE(rebound);
   EXPECT_EQ(rebound->status, 403);
   EXPECT_NE(rebound->body.find("Host 'evil.example:"), std::string::npos);
-  auto cross = client.Post("/api/v1/diagnose", {{"Origin", "http://evil.example"}}, kSeed, "application/octet-stream");
+  auto cross =
+      client.Post("/api/v1/diagnose", {{"Origin", "http://evil.example"}}, kSeed, "application/octet-stream");
   ASSERT_TRUE(cross);
   EXPECT_EQ(cross->status, 403);
   httplib::MultipartFormDataItems form = {{"log", kSeed, "", ""}};
@@ -143,7 +145,8 @@ TEST_F(ServeTest, CrossSiteRequestsAreRefusedAndEveryResponseIsSecured) {
   auto same = client.Post("/diagnose", {{"Origin", "http://127.0.0.1:" + std::to_string(port_)}}, form);
   ASSERT_TRUE(same);
   EXPECT_EQ(same->status, 200);
-  for (const char* type : {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"}) {
+  for (const char* type :
+       {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"}) {
     auto simple = client.Post("/api/v1/diagnose", std::string(9000, 'x'), type);
     ASSERT_TRUE(simple);
     EXPECT_EQ(simple->status, 415) << type;
@@ -153,7 +156,8 @@ TEST_F(ServeTest, CrossSiteRequestsAreRefusedAndEveryResponseIsSecured) {
   ASSERT_TRUE(missing);
   for (const httplib::Response* res : {&*rebound, &*cross, &*missing}) {
     EXPECT_EQ(res->get_header_value("X-Content-Type-Options"), "nosniff") << res->status;
-    EXPECT_NE(res->get_header_value("Content-Security-Policy").find("frame-ancestors 'none'"), std::string::npos);
+    EXPECT_NE(res->get_header_value("Content-Security-Policy").find("frame-ancestors 'none'"),
+              std::string::npos);
   }
 }
 
@@ -206,7 +210,8 @@ TEST(ServeLimits, BodiesInFlightAreBoundedAndGiveTheirRoomBack) {
   std::unique_ptr<RawClient> slow;  // its body not sent yet
   httplib::Client client("127.0.0.1", port);
   int status = 0;
-  for (int tries = 0; tries < 100 && status != 503; ++tries) {  // until the slow request has reserved its room
+  for (int tries = 0; tries < 100 && status != 503;
+       ++tries) {                   // until the slow request has reserved its room
     if (!slow || slow->Answered())  // a 503 itself, when a post below reserved first: again
       slow = std::make_unique<RawClient>(port, head + "Content-Length: 4000\r\n\r\n");
     ASSERT_TRUE(slow->connected());

@@ -149,7 +149,8 @@ TEST(Layout, EveryCoreFileIsNamedInTheArchitectureTable) {
   for (const auto& file : CoreFiles()) {
     std::string name = fs::path(file).filename().string();
     std::string module = fs::path(file).stem().string();
-    bool named = doc.find("`" + name + "`") != std::string::npos || doc.find("`" + module + "`") != std::string::npos;
+    bool named =
+        doc.find("`" + name + "`") != std::string::npos || doc.find("`" + module + "`") != std::string::npos;
     EXPECT_TRUE(named) << "src/core/" << file << " is not named in docs/ARCHITECTURE.md's table";
   }
 }
@@ -157,8 +158,9 @@ TEST(Layout, EveryCoreFileIsNamedInTheArchitectureTable) {
 TEST(Layout, EveryPublicHeaderIsTheFaceOfOneStage) {
   Stages stages = StagesFromArchitecture();
   for (const auto& header : PublicHeaders())
-    EXPECT_TRUE(stages.face.count(header)) << "include/oomlens/" << header
-                                           << " is the face of no row of docs/ARCHITECTURE.md (its \"face\" column)";
+    EXPECT_TRUE(stages.face.count(header))
+        << "include/oomlens/" << header
+        << " is the face of no row of docs/ARCHITECTURE.md (its \"face\" column)";
   for (const auto& [header, stage] : stages.face)
     EXPECT_TRUE(fs::exists(kPublic / header)) << "docs/ARCHITECTURE.md names " << header << " as the face of "
                                               << stage << "/, which include/oomlens lacks";
@@ -173,8 +175,9 @@ TEST(Layout, NoIncludeGoesUpTheStages) {
   for (const auto& node : AllNodes())
     for (const auto& include : Includes(node)) {
       EXPECT_TRUE(fs::exists(PathOf(include))) << node << " includes " << include << ", which does not exist";
-      EXPECT_LE(order(include), order(node)) << node << " (stage " << StageOf(stages, node) << ") includes "
-                                             << include << " from a higher stage, " << StageOf(stages, include);
+      EXPECT_LE(order(include), order(node))
+          << node << " (stage " << StageOf(stages, node) << ") includes " << include
+          << " from a higher stage, " << StageOf(stages, include);
     }
 }
 
@@ -188,7 +191,8 @@ std::string FindCycle(const std::string& node, const std::map<std::string, std::
     for (const auto& next : it->second) {
       if ((*state)[next] == 1) {
         std::string cycle;
-        for (auto p = std::find(path->begin(), path->end(), next); p != path->end(); ++p) cycle += *p + " -> ";
+        for (auto p = std::find(path->begin(), path->end(), next); p != path->end(); ++p)
+          cycle += *p + " -> ";
         return cycle + next;
       }
       if ((*state)[next] == 0) {

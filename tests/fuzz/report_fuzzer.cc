@@ -39,8 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   oomlens::Report again;
   if (!oomlens::ParseJsonReport(json.str(), &again, &error)) std::abort();  // what it writes, it reads
   oomlens::FleetReport fleet = oomlens::SummarizeFleet(merged);
-  for (oomlens::Format format : {oomlens::Format::kText, oomlens::Format::kJson, oomlens::Format::kMarkdown,
-                                 oomlens::Format::kHtml}) {
+  for (oomlens::Format format :
+       {oomlens::Format::kText, oomlens::Format::kJson, oomlens::Format::kMarkdown, oomlens::Format::kHtml}) {
     std::ostringstream out;
     oomlens::RenderFleet(fleet, format, out);
   }

@@ -3,9 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "oomlens/render.h"
 #include "oomlens/rules.h"

@@ -1,8 +1,5 @@
 #include "core/analyze/allocation_summary.h"
 
-#include "core/model/from_chars.h"
-#include "core/model/fact_values.h"
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -14,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/model/fact_values.h"
+#include "core/model/from_chars.h"
 #include "oomlens/size.h"
 
 namespace oomlens {
@@ -35,8 +34,8 @@ struct Tally {
 };
 
 // The largest tallies (by bytes, then key), as groups with their share of total.
-void KeepLargest(AllocationGroup::By by, const std::map<std::string, Tally>& tallies, int64_t min_count, int64_t total,
-                 std::vector<AllocationGroup>* groups) {
+void KeepLargest(AllocationGroup::By by, const std::map<std::string, Tally>& tallies, int64_t min_count,
+                 int64_t total, std::vector<AllocationGroup>* groups) {
   std::vector<AllocationGroup> all;
   for (const auto& [key, t] : tallies) {
     if (t.count < min_count) continue;
@@ -85,7 +84,8 @@ std::vector<const Allocation*> ListingOrder(const std::vector<Allocation>& alloc
       const FactValue* size = Field(*a, "size_bytes");
       return std::make_pair(AllocationState(*a) == std::string("allocated"), size ? size->integer : -1);
     };
-    std::stable_sort(all.begin(), all.end(), [&](const Allocation* a, const Allocation* b) { return key(a) > key(b); });
+    std::stable_sort(all.begin(), all.end(),
+                     [&](const Allocation* a, const Allocation* b) { return key(a) > key(b); });
   }
   if (all.size() > n) all.resize(n);
   return all;
@@ -123,7 +123,8 @@ void SummarizeBlocks(const std::vector<Allocation>& allocations, Facts* derived,
     add(&identical, (shape ? shape->text + ", " : std::string()) + FormatSize(size->integer));
   }
   if (allocated.count + free.count == 0) return;
-  if (allocated.count > 0) (*derived)["allocated_total_bytes"] = SizeValue(static_cast<double>(allocated.bytes));
+  if (allocated.count > 0)
+    (*derived)["allocated_total_bytes"] = SizeValue(static_cast<double>(allocated.bytes));
   if (free.count > 0) {
     (*derived)["free_total_bytes"] = SizeValue(static_cast<double>(free.bytes));
     (*derived)["free_block_count"] = CountValue(free.count);
@@ -144,7 +145,6 @@ void SummarizeBlocks(const std::vector<Allocation>& allocations, Facts* derived,
     (*derived)["identical_buffers_shape"] = TextValue(same->key);
   }
 }
-
 
 // The dimensions of a TPU shape, its layout (minor to major) and tile:
 // "s32[8388608,8,4]{2,1,0:T(8,128)}" -> {8388608, 8, 4}, {2, 1, 0}, (8, 128).
@@ -169,14 +169,17 @@ bool ReadNumbers(std::string_view text, std::vector<int64_t>* out) {
 std::optional<TiledShape> ReadTiledShape(std::string_view shape) {
   size_t open = shape.find('['), close = shape.find(']');
   size_t layout = shape.find('{'), tile = shape.find(":T(");
-  if (open == std::string_view::npos || close < open || layout < close || tile == std::string_view::npos) return {};
+  if (open == std::string_view::npos || close < open || layout < close || tile == std::string_view::npos)
+    return {};
   TiledShape t;
   std::vector<int64_t> order, tiles;
   if (!ReadNumbers(shape.substr(open + 1, close - open - 1), &t.dims) || t.dims.empty()) return {};
-  if (!ReadNumbers(shape.substr(layout + 1, tile - layout - 1), &order) || order.size() != t.dims.size()) return {};
+  if (!ReadNumbers(shape.substr(layout + 1, tile - layout - 1), &order) || order.size() != t.dims.size())
+    return {};
   size_t tile_end = shape.find(')', tile);
-  if (tile_end == std::string_view::npos || !ReadNumbers(shape.substr(tile + 3, tile_end - tile - 3), &tiles) ||
-      tiles.size() != 2 || tiles[0] == 0 || tiles[1] == 0) {
+  if (tile_end == std::string_view::npos ||
+      !ReadNumbers(shape.substr(tile + 3, tile_end - tile - 3), &tiles) || tiles.size() != 2 ||
+      tiles[0] == 0 || tiles[1] == 0) {
     return {};
   }
   for (int64_t k : order) {
@@ -236,8 +239,8 @@ void SummarizeEntries(const std::vector<Allocation>& allocations, Facts* derived
   if (!largest) return;
   (*derived)["largest_allocation_bytes"] = *Field(*largest, "size_bytes");
   const std::pair<const char*, const char*> kText[] = {{"shape", "largest_allocation_shape"},
-                                                        {"operator", "largest_allocation_operator"},
-                                                        {"label", "largest_allocation_label"}};
+                                                       {"operator", "largest_allocation_operator"},
+                                                       {"label", "largest_allocation_label"}};
   for (const auto& [field, name] : kText) {
     if (const FactValue* v = Field(*largest, field)) (*derived)[name] = TextValue(v->text);
   }
@@ -246,14 +249,32 @@ void SummarizeEntries(const std::vector<Allocation>& allocations, Facts* derived
   if (file) (*derived)["largest_allocation_source"] = TextValue(file->text + (line ? ":" + line->text : ""));
 }
 
-const char* const kListingFacts[] = {
-    "allocation_count",         "allocated_total_bytes",       "free_total_bytes",         "free_block_count",
-    "largest_free_block_bytes", "top_owner",                   "top_owner_bytes",          "top_owner_share",
-    "identical_buffers_count",  "identical_buffers_bytes",     "identical_buffers_share",  "identical_buffers_shape",
-    "padding_total_bytes",      "largest_padding_bytes",       "max_expansion",            "largest_allocation_bytes",
-    "largest_allocation_shape", "largest_allocation_operator", "largest_allocation_label", "largest_allocation_source",
-    "padding_shape",            "padding_minor_dim",           "padding_minor_padded",     "padding_second_minor_dim",
-    "padding_second_minor_padded", "padding_largest_dim"};
+const char* const kListingFacts[] = {"allocation_count",
+                                     "allocated_total_bytes",
+                                     "free_total_bytes",
+                                     "free_block_count",
+                                     "largest_free_block_bytes",
+                                     "top_owner",
+                                     "top_owner_bytes",
+                                     "top_owner_share",
+                                     "identical_buffers_count",
+                                     "identical_buffers_bytes",
+                                     "identical_buffers_share",
+                                     "identical_buffers_shape",
+                                     "padding_total_bytes",
+                                     "largest_padding_bytes",
+                                     "max_expansion",
+                                     "largest_allocation_bytes",
+                                     "largest_allocation_shape",
+                                     "largest_allocation_operator",
+                                     "largest_allocation_label",
+                                     "largest_allocation_source",
+                                     "padding_shape",
+                                     "padding_minor_dim",
+                                     "padding_minor_padded",
+                                     "padding_second_minor_dim",
+                                     "padding_second_minor_padded",
+                                     "padding_largest_dim"};
 
 }  // namespace
 

@@ -62,7 +62,8 @@ void LinkConsequences(std::vector<Incident>* incidents) {
     later.relation.clear();
     for (size_t a = b; a-- > 0;) {
       Incident& root = (*incidents)[a];  // in order of first occurrence: earlier ones are further away
-      if (root.first_input_index != later.first_input_index || later.first.line - root.first.line > kWindowLines)
+      if (root.first_input_index != later.first_input_index ||
+          later.first.line - root.first.line > kWindowLines)
         break;
       if (root.consequence_of != 0) continue;
       if (const Chain* chain = FindChain(root.kind, later.kind)) {

@@ -31,14 +31,16 @@ void RenderAdvice(const std::vector<TemplateLine>& lines, const FactLookup& fact
     bool applies = !line.when || line.when->Evaluate(facts).truth();
     if (!line.text->Render(facts, &text)) continue;
     if (!applies) {
-      if (line.why_not && line.why_not->Render(facts, &part)) d->also_consider.push_back(Consideration{text, part});
+      if (line.why_not && line.why_not->Render(facts, &part))
+        d->also_consider.push_back(Consideration{text, part});
       continue;
     }
     if (line.basis && line.basis->Render(facts, &part)) text += " (" + part + ")";
     Value rank = line.rank ? line.rank->Evaluate(facts) : Value{};
     ranked.push_back(Ranked{rank.present ? rank.number : 0, text});
   }
-  std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) { return a.rank > b.rank; });
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const Ranked& a, const Ranked& b) { return a.rank > b.rank; });
   for (auto& r : ranked) d->advice.push_back(std::move(r.text));
 }
 

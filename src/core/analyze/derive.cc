@@ -7,10 +7,10 @@
 
 #include "core/analyze/allocation_summary.h"
 #include "core/analyze/history.h"
+#include "core/analyze/series.h"
 #include "core/model/fact_values.h"
 #include "core/model/from_chars.h"
 #include "oomlens/chips.h"
-#include "core/analyze/series.h"
 #include "oomlens/size.h"
 
 namespace oomlens {
@@ -73,8 +73,8 @@ void DeriveAllocatorFacts(const Facts& facts, Facts* derived) {
   const FactValue* limit = FactIn(facts, "limit_bytes");
   const FactValue* in_use = FactIn(facts, "in_use_bytes");
   if (limit && in_use) {
-    (*derived)["allocator_free_bytes"] =
-        SizeValue(static_cast<double>(limit->integer - in_use->integer), limit->tolerance + in_use->tolerance);
+    (*derived)["allocator_free_bytes"] = SizeValue(static_cast<double>(limit->integer - in_use->integer),
+                                                   limit->tolerance + in_use->tolerance);
   }
   const FactValue* allocated = FactIn(facts, "allocated_bytes");
   const FactValue* reserved = FactIn(facts, "reserved_bytes");
@@ -82,8 +82,9 @@ void DeriveAllocatorFacts(const Facts& facts, Facts* derived) {
   if (unallocated) {
     (*derived)["cached_unallocated_bytes"] = *unallocated;
   } else if (allocated && reserved && reserved->integer >= allocated->integer) {
-    (*derived)["cached_unallocated_bytes"] = SizeValue(static_cast<double>(reserved->integer - allocated->integer),
-                                                      reserved->tolerance + allocated->tolerance);
+    (*derived)["cached_unallocated_bytes"] =
+        SizeValue(static_cast<double>(reserved->integer - allocated->integer),
+                  reserved->tolerance + allocated->tolerance);
   }
   const FactValue* capacity = FactIn(facts, "capacity_bytes");
   const FactValue* free = FactIn(facts, "free_bytes");
@@ -96,7 +97,8 @@ void DeriveAllocatorFacts(const Facts& facts, Facts* derived) {
   }
   if (capacity && free && own_bytes >= 0) {
     double others = capacity->number - free->number - own_bytes;
-    (*derived)["other_use_bytes"] = SizeValue(std::max(0.0, others), capacity->tolerance + free->tolerance + own_tolerance);
+    (*derived)["other_use_bytes"] =
+        SizeValue(std::max(0.0, others), capacity->tolerance + free->tolerance + own_tolerance);
   }
 }
 
@@ -104,10 +106,11 @@ void DeriveAllocatorFacts(const Facts& facts, Facts* derived) {
 // a listing: BFC dumps (chunks in use and free, counted by aggregates) and the
 // XRT breakdown ("Currently allocated", "Max free chunk").
 void SummarizePrintedTotals(const Facts& facts, Facts* derived) {
-  const std::pair<const char*, const char*> kSame[] = {
-      {"allocated_total_bytes", "in_use_bytes"},     {"allocated_total_bytes", "used_bytes"},
-      {"free_total_bytes", "free_chunks_bytes"},     {"free_block_count", "free_chunk_count"},
-      {"largest_free_block_bytes", "largest_free_bytes"}};
+  const std::pair<const char*, const char*> kSame[] = {{"allocated_total_bytes", "in_use_bytes"},
+                                                       {"allocated_total_bytes", "used_bytes"},
+                                                       {"free_total_bytes", "free_chunks_bytes"},
+                                                       {"free_block_count", "free_chunk_count"},
+                                                       {"largest_free_block_bytes", "largest_free_bytes"}};
   for (const auto& [summary, printed] : kSame) {
     const FactValue* v = FactIn(facts, printed);
     if (v && !derived->count(summary)) (*derived)[summary] = *v;
@@ -133,15 +136,15 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   const FactValue* requested = FactIn(facts, "requested_bytes");
   const FactValue* free = FactIn(facts, "free_bytes");
   const FactValue* free_or_chunks = free ? free : FactIn(facts, "free_chunks_bytes");  // BFC dumps
-  if (!free_or_chunks) free_or_chunks = FactIn(derived, "free_total_bytes");            // block maps
+  if (!free_or_chunks) free_or_chunks = FactIn(derived, "free_total_bytes");           // block maps
   const FactValue* capacity = FactIn(facts, "capacity_bytes");
   const FactValue* largest = FactIn(facts, "largest_free_bytes");
   if (!largest) largest = FactIn(facts, "reservable_bytes");
   if (!largest) largest = FactIn(derived, "largest_free_block_bytes");
   if (largest) derived["largest_contiguous_bytes"] = *largest;
   if (requested && free) {
-    derived["shortfall_bytes"] =
-        SizeValue(static_cast<double>(requested->integer - free->integer), requested->tolerance + free->tolerance);
+    derived["shortfall_bytes"] = SizeValue(static_cast<double>(requested->integer - free->integer),
+                                           requested->tolerance + free->tolerance);
     if (free->integer > 0) derived["request_to_free_ratio"] = RatioValue(requested->number / free->number);
   }
   if (requested && capacity && capacity->integer > 0) {
@@ -154,8 +157,8 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   Ratio(facts, "exceeded_by_bytes", "used_bytes", "overflow_ratio", &derived);
   Ratio(facts, "used_bytes", "limit_bytes", "usage_to_limit_ratio", &derived);
   Ratio(facts, "arguments_bytes", "limit_bytes", "arguments_ratio", &derived);
-  Ratio(facts, "hlo_temp_bytes", FactIn(facts, "used_bytes") ? "used_bytes" : "total_usage_bytes", "hlo_temp_ratio",
-        &derived);
+  Ratio(facts, "hlo_temp_bytes", FactIn(facts, "used_bytes") ? "used_bytes" : "total_usage_bytes",
+        "hlo_temp_ratio", &derived);
   const FactValue* largest_allocation = FactIn(derived, "largest_allocation_bytes");
   const FactValue* limit = FactIn(facts, "limit_bytes");
   if (largest_allocation && limit && limit->integer > 0)
@@ -163,7 +166,8 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   DeriveAllocatorFacts(facts, &derived);
   if (!derived.count("largest_contiguous_bytes")) {
     const FactValue* reported = FactIn(facts, "reported_largest_free_bytes");
-    if (reported && reported->integer > 0) derived["largest_contiguous_bytes"] = *reported;  // 0 is not trusted
+    if (reported && reported->integer > 0)
+      derived["largest_contiguous_bytes"] = *reported;  // 0 is not trusted
   }
 }
 

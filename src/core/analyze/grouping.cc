@@ -1,12 +1,12 @@
 #include "core/analyze/grouping.h"
 
-#include "core/model/from_chars.h"
-#include "core/analyze/allocation_summary.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iterator>
+
+#include "core/analyze/allocation_summary.h"
+#include "core/model/from_chars.h"
 
 namespace oomlens {
 namespace {
@@ -86,8 +86,9 @@ void AddIdentity(const Event& e, Incident* incident) {
 
 bool Differs(const FactValue& value, const FactValue& mine) {
   bool numeric = value.type == FactType::kSize || value.type == FactType::kCount;
-  return numeric ? std::fabs(static_cast<double>(value.integer - mine.integer)) > value.tolerance + mine.tolerance
-                 : value.text != mine.text;
+  return numeric
+             ? std::fabs(static_cast<double>(value.integer - mine.integer)) > value.tolerance + mine.tolerance
+             : value.text != mine.text;
 }
 
 // Compares facts with the incident's first occurrence; an outlier with the
@@ -178,11 +179,11 @@ void FoldedEvents::Report(std::vector<Problem>* problems) const {
   std::string kinds_text;
   for (const auto& [kind, count] : kinds)
     kinds_text += (kinds_text.empty() ? "" : ", ") + kind + " " + std::to_string(count);
-  problems->push_back(Problem{Problem::Severity::kWarning, first.input + ":" + std::to_string(first.line),
-                              std::to_string(events) + " events of further incidents were counted but not kept (" +
-                                  kinds_text + "): a report keeps " + std::to_string(kMaxIncidents) +
-                                  " distinct incidents",
-                              "the incidents shown stand; to see the others, scan the part of the log they are in"});
+  problems->push_back(
+      Problem{Problem::Severity::kWarning, first.input + ":" + std::to_string(first.line),
+              std::to_string(events) + " events of further incidents were counted but not kept (" +
+                  kinds_text + "): a report keeps " + std::to_string(kMaxIncidents) + " distinct incidents",
+              "the incidents shown stand; to see the others, scan the part of the log they are in"});
 }
 
 void IncidentGrouper::Add(Event&& event) {

@@ -24,9 +24,9 @@ constexpr size_t kMaxIncidents = 10000;
 /// listing entries past kMaxAllocationsPerReport.
 struct FoldedEvents {
   uint64_t events = 0;
-  Location first;                       // where the first of them was
+  Location first;                         // where the first of them was
   std::map<std::string, uint64_t> kinds;  // events by kind
-  uint64_t entries = 0, listings = 0;   // listing entries dropped, and from how many listings
+  uint64_t entries = 0, listings = 0;     // listing entries dropped, and from how many listings
   Location first_listing;
   /// Counts `count` events of kind, the first of them at where.
   void Add(const std::string& kind, uint64_t count, const Location& where);

@@ -1,8 +1,8 @@
 #include "core/analyze/history.h"
 
-#include "core/model/fact_values.h"
-
 #include <algorithm>
+
+#include "core/model/fact_values.h"
 
 namespace oomlens {
 namespace {

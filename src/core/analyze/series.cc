@@ -1,11 +1,10 @@
 #include "core/analyze/series.h"
 
-#include "core/model/fact_values.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
+#include "core/model/fact_values.h"
 #include "oomlens/size.h"
 
 namespace oomlens {
@@ -13,7 +12,6 @@ namespace {
 
 constexpr uint64_t kMinFiguresToAttach = 3;
 constexpr uint64_t kMinFiguresAlone = 5;
-
 
 int64_t Growth(const MemorySeries& s) {
   return s.points.empty() ? 0 : s.points.back().bytes - s.points.front().bytes;
@@ -55,17 +53,20 @@ void SeriesCollector::AddOom(const Event& event) {
   }
 }
 
-SeriesCollector::Building& SeriesCollector::SeriesFor(int input_index, std::string_view host, std::string_view name,
-                                                       std::string_view key) {
+SeriesCollector::Building& SeriesCollector::SeriesFor(int input_index, std::string_view host,
+                                                      std::string_view name, std::string_view key) {
   constexpr size_t kRecent = 16;
   for (const auto& [k, building] : recent_) {
-    if (std::get<0>(*k) == input_index && std::get<3>(*k) == key && std::get<2>(*k) == name && std::get<1>(*k) == host)
+    if (std::get<0>(*k) == input_index && std::get<3>(*k) == key && std::get<2>(*k) == name &&
+        std::get<1>(*k) == host)
       return *building;
   }
-  auto view = std::tuple<int, std::string_view, std::string_view, std::string_view>(input_index, host, name, key);
+  auto view =
+      std::tuple<int, std::string_view, std::string_view, std::string_view>(input_index, host, name, key);
   auto it = series_.find(view);
   if (it == series_.end())
-    it = series_.emplace(Key{input_index, std::string(host), std::string(name), std::string(key)}, Building{}).first;
+    it = series_.emplace(Key{input_index, std::string(host), std::string(name), std::string(key)}, Building{})
+             .first;
   std::pair<const Key*, Building*> entry{&it->first, &it->second};
   if (recent_.size() < kRecent) {
     recent_.push_back(entry);
@@ -186,7 +187,8 @@ void DeriveSeriesFacts(const MemorySeries& s, Facts* derived) {
     (*derived)["series_minutes"] = RatioValue(minutes);
     (*derived)["series_slope_per_minute_bytes"] = SizeValue(per_minute);
     if (per_minute > 0 && s.limit_bytes > last) {
-      (*derived)["series_minutes_to_limit"] = RatioValue(static_cast<double>(s.limit_bytes - last) / per_minute);
+      (*derived)["series_minutes_to_limit"] =
+          RatioValue(static_cast<double>(s.limit_bytes - last) / per_minute);
     }
   }
   if (s.limit_bytes > 0) {

@@ -1,4 +1,3 @@
-#include "core/model/fact_values.h"
 #include "oomlens/diff.h"
 
 #include <algorithm>
@@ -6,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/model/fact_values.h"
 #include "oomlens/size.h"
 
 namespace oomlens {
@@ -17,8 +17,9 @@ std::string MatchKey(const Incident& i) {
 
 // The numbers a reader looks at first come first; the rest by name.
 int Rank(const std::string& fact) {
-  static const char* const kFirst[] = {"requested_bytes", "free_bytes", "used_bytes", "limit_bytes",
-                                       "exceeded_by_bytes", "program_bytes", "reservable_bytes", "largest_free_bytes"};
+  static const char* const kFirst[] = {"requested_bytes",  "free_bytes",        "used_bytes",
+                                       "limit_bytes",      "exceeded_by_bytes", "program_bytes",
+                                       "reservable_bytes", "largest_free_bytes"};
   for (int k = 0; k < 8; ++k)
     if (fact == kFirst[k]) return k;
   return 8;
@@ -57,7 +58,8 @@ std::vector<FactChange> CompareFacts(const Incident& a, const Incident& b) {
     if (c.in_before && c.in_after && !Differ(c.before, c.after)) continue;
     out.push_back(std::move(c));
   }
-  std::stable_sort(out.begin(), out.end(), [](const FactChange& x, const FactChange& y) { return Rank(x.name) < Rank(y.name); });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const FactChange& x, const FactChange& y) { return Rank(x.name) < Rank(y.name); });
   return out;
 }
 
@@ -147,11 +149,13 @@ const char* StatusName(IncidentDiff::Status status) {
 std::string FormatChange(const FactValue& before, const FactValue& after) {
   double delta = static_cast<double>(after.integer - before.integer);
   std::string sign = delta >= 0 ? "+" : "-";
-  std::string out = sign + (after.type == FactType::kSize ? FormatSize(static_cast<int64_t>(std::fabs(delta)))
-                                                           : std::to_string(static_cast<int64_t>(std::fabs(delta))));
+  std::string out =
+      sign + (after.type == FactType::kSize ? FormatSize(static_cast<int64_t>(std::fabs(delta)))
+                                            : std::to_string(static_cast<int64_t>(std::fabs(delta))));
   if (before.integer != 0) {
     char pct[32];
-    std::snprintf(pct, sizeof pct, " (%+.0f%%)", 100.0 * delta / std::fabs(static_cast<double>(before.integer)));
+    std::snprintf(pct, sizeof pct, " (%+.0f%%)",
+                  100.0 * delta / std::fabs(static_cast<double>(before.integer)));
     out += pct;
   }
   return out;
@@ -187,11 +191,13 @@ ReportDiff DiffReports(const Report& before, const Report& after, const std::str
     diff.incidents.push_back(std::move(d));
   }
   for (size_t k = 0; k < after.incidents.size(); ++k) {
-    if (!used[k]) diff.incidents.push_back(Describe(after.incidents[k], IncidentDiff::Status::kAppeared, false));
+    if (!used[k])
+      diff.incidents.push_back(Describe(after.incidents[k], IncidentDiff::Status::kAppeared, false));
   }
-  std::stable_sort(diff.incidents.begin(), diff.incidents.end(), [](const IncidentDiff& x, const IncidentDiff& y) {
-    return x.status < y.status;  // the enum is in report order
-  });
+  std::stable_sort(diff.incidents.begin(), diff.incidents.end(),
+                   [](const IncidentDiff& x, const IncidentDiff& y) {
+                     return x.status < y.status;  // the enum is in report order
+                   });
   return diff;
 }
 

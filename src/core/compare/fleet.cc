@@ -139,8 +139,9 @@ std::vector<Gathered> GatherFailures(const Report& merged) {
   int inputs = static_cast<int>(merged.inputs.size());
   for (Gathered& g : gathered) {
     SortUnique(&g.jobs);
-    g.jobs.erase(std::remove_if(g.jobs.begin(), g.jobs.end(), [inputs](int k) { return k < 0 || k >= inputs; }),
-                 g.jobs.end());
+    g.jobs.erase(
+        std::remove_if(g.jobs.begin(), g.jobs.end(), [inputs](int k) { return k < 0 || k >= inputs; }),
+        g.jobs.end());
     g.failure.jobs = g.jobs.size();
     for (size_t k = 0; k < g.jobs.size() && k < FleetFailure::kMaxJobsNamed; ++k)
       g.failure.some_jobs.push_back(merged.inputs[static_cast<size_t>(g.jobs[k])].name);

@@ -25,8 +25,9 @@ std::string_view WithoutExceptionClass(std::string_view text) {
     size_t colon = text.find(": ");
     if (colon == std::string_view::npos || colon == 0) return text;
     std::string_view name = text.substr(0, colon);
-    bool is_class = std::all_of(name.begin(), name.end(), IsNameChar) &&
-                    (name.find("Error") != std::string_view::npos || name.find("Exception") != std::string_view::npos);
+    bool is_class =
+        std::all_of(name.begin(), name.end(), IsNameChar) &&
+        (name.find("Error") != std::string_view::npos || name.find("Exception") != std::string_view::npos);
     if (!is_class) return text;
     text.remove_prefix(colon + 2);
   }
@@ -39,12 +40,12 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 size_t NumberLength(std::string_view text, size_t i) {
   size_t end = i;
   while (end < text.size() && (IsDigit(text[end]) || ((text[end] == '.' || text[end] == ',') &&
-                                                       end + 1 < text.size() && IsDigit(text[end + 1])))) {
+                                                      end + 1 < text.size() && IsDigit(text[end + 1])))) {
     ++end;
   }
   size_t unit = end < text.size() && text[end] == ' ' ? end + 1 : end;
-  for (std::string_view u : {"KiB", "MiB", "GiB", "TiB", "PiB", "KB", "kB", "MB", "GB", "TB", "PB", "B", "K", "k", "M",
-                             "G", "T", "P"}) {
+  for (std::string_view u : {"KiB", "MiB", "GiB", "TiB", "PiB", "KB", "kB", "MB", "GB", "TB", "PB", "B", "K",
+                             "k", "M", "G", "T", "P"}) {
     if (text.substr(unit, u.size()) != u) continue;
     size_t after = unit + u.size();
     if (after < text.size() && (IsNameChar(text[after]) && text[after] != '.')) continue;
@@ -109,7 +110,8 @@ std::string MaskedMessage(const Incident& incident) {
 
 YearGuess::YearGuess(const Report& merged) {
   for (const Incident& i : merged.incidents)
-    if (!i.seen.last_time.empty() && i.seen.last_time[0] != '-') latest_ = std::max(latest_, i.seen.last_time);
+    if (!i.seen.last_time.empty() && i.seen.last_time[0] != '-')
+      latest_ = std::max(latest_, i.seen.last_time);
 }
 
 std::string YearGuess::Dated(const std::string& text) const {
@@ -124,7 +126,8 @@ std::string YearGuess::Dated(const std::string& text) const {
   int64_t anchor = DaysFromCivil(*year, *anchor_month, *anchor_day);
   int64_t best = *year;
   for (int64_t y : {*year - 1, *year + 1}) {
-    if (std::llabs(DaysFromCivil(y, *month, *day) - anchor) < std::llabs(DaysFromCivil(best, *month, *day) - anchor))
+    if (std::llabs(DaysFromCivil(y, *month, *day) - anchor) <
+        std::llabs(DaysFromCivil(best, *month, *day) - anchor))
       best = y;
   }
   return std::to_string(best) + text.substr(1);

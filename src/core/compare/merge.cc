@@ -22,7 +22,8 @@ std::string IncidentKey(const Incident& i) {
 // The file name without its directory and log/compression extensions:
 // "logs/worker-3.log.gz" -> "worker-3".
 std::string FileStem(const std::string& path) {
-  std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  std::string name =
+      path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   for (const char* ext : {".gz", ".zst", ".zstd", ".log", ".txt", ".json", ".jsonl", ".out", ".err"}) {
     std::string e = ext;
     if (name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0)
@@ -55,7 +56,10 @@ struct ReportMerger::State {
 };
 
 ReportMerger::ReportMerger(const RuleSet& rules, std::string chip, bool several_parts)
-    : rules_(rules), chip_(std::move(chip)), several_parts_(several_parts), state_(std::make_unique<State>()) {}
+    : rules_(rules),
+      chip_(std::move(chip)),
+      several_parts_(several_parts),
+      state_(std::make_unique<State>()) {}
 
 ReportMerger::~ReportMerger() = default;
 

@@ -44,7 +44,8 @@ class GzipSource : public ByteSource {
         z_.next_in = reinterpret_cast<Bytef*>(input_.data());
         z_.avail_in = static_cast<uInt>(got);
       }
-      while (member_done_ && z_.avail_in > 0 && *z_.next_in == 0) {  // zeros after the last member: as gzip -d
+      while (member_done_ && z_.avail_in > 0 &&
+             *z_.next_in == 0) {  // zeros after the last member: as gzip -d
         ++z_.next_in;
         --z_.avail_in;
       }
@@ -115,8 +116,8 @@ class ZstdFrameCheck {
 
  private:
   static uint32_t Le32(const unsigned char* p) {
-    return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 |
-           static_cast<uint32_t>(p[3]) << 24;
+    return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+           static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
   }
   uint64_t start_ = 0;
   unsigned char head_[5] = {}, tail_[4] = {};
@@ -161,7 +162,8 @@ class ZstdSource : public ByteSource {
       size_t hint = ZSTD_decompressStream(stream_, &out, &in_buf_);
       if (ZSTD_isError(hint)) {
         std::string message = ZSTD_getErrorCode(hint) == ZSTD_error_frameParameter_windowTooLarge
-                                  ? "zstd window larger than " + std::to_string((1 << kMaxZstdWindowLog) >> 20) +
+                                  ? "zstd window larger than " +
+                                        std::to_string((1 << kMaxZstdWindowLog) >> 20) +
                                         " MiB (made with --long?); oomlens keeps its memory bounded: "
                                         "pipe it in with 'zstd -dc --long=31 FILE | oomlens'"
                                   : std::string("corrupt zstd data: ") + ZSTD_getErrorName(hint);
@@ -201,7 +203,8 @@ class ZstdSource : public ByteSource {
 // becomes U+FFFD.
 class Utf16Source : public ByteSource {
  public:
-  Utf16Source(std::unique_ptr<ByteSource> in, bool big_endian) : in_(std::move(in)), big_endian_(big_endian) {}
+  Utf16Source(std::unique_ptr<ByteSource> in, bool big_endian)
+      : in_(std::move(in)), big_endian_(big_endian) {}
 
   long Read(char* buf, size_t n, std::string* error) override {
     while (out_.size() - out_pos_ < n && !eof_) {
@@ -233,7 +236,8 @@ class Utf16Source : public ByteSource {
       if (unit >= 0xD800 && unit < 0xDC00) {  // a high surrogate: its pair follows
         if (i + 3 >= carry_.size() && !eof_) break;
         uint32_t low = i + 3 < carry_.size() ? (big_endian_ ? (byte(i + 2) << 8 | byte(i + 3))
-                                                             : (byte(i + 3) << 8 | byte(i + 2))) : 0;
+                                                            : (byte(i + 3) << 8 | byte(i + 2)))
+                                             : 0;
         if (low >= 0xDC00 && low < 0xE000) {
           Append(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00));
           i += 2;
@@ -286,8 +290,10 @@ const char* LayerOf(const std::string& b) {
   auto at = [&b](size_t k) { return k < b.size() ? static_cast<unsigned char>(b[k]) : 0x100u; };
   if (at(0) == 0x1f && at(1) == 0x8b) return "gzip";
   if (b == std::string("\x28\xb5\x2f\xfd", 4)) return "zstd";
-  if ((at(0) == 0xFF && at(1) == 0xFE) || (b.size() == 4 && at(0) && !at(1) && at(2) && !at(3))) return "utf-16le";
-  if ((at(0) == 0xFE && at(1) == 0xFF) || (b.size() == 4 && !at(0) && at(1) && !at(2) && at(3))) return "utf-16be";
+  if ((at(0) == 0xFF && at(1) == 0xFE) || (b.size() == 4 && at(0) && !at(1) && at(2) && !at(3)))
+    return "utf-16le";
+  if ((at(0) == 0xFE && at(1) == 0xFF) || (b.size() == 4 && !at(0) && at(1) && !at(2) && at(3)))
+    return "utf-16be";
   return "";
 }
 

@@ -27,8 +27,7 @@ constexpr PrefixPattern kPrefixes[] = {
     // glog/absl: "E1130 12:00:00.123456  1234 file.cc:12] ", new absl "F0000 00:00:1717.89 ..."
     {R"(([IWEF])(\d{4} \d\d:\d\d:\d+(?:\.\d+)?)\s+\d+\s+[^\s\]]+:\d+\]\s?)", Field::kLevelAndTimestamp},
     // ISO / "YYYY-MM-DD HH:MM:SS[.,]f" timestamps, optionally bracketed, optionally ':'
-    {R"(\[?(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)\]?:?\s+)",
-     Field::kTimestamp},
+    {R"(\[?(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)\]?:?\s+)", Field::kTimestamp},
     // dmesg: "[12345.678901] "
     {R"(\[\s*(\d+\.\d+)\]\s?)", Field::kTimestamp},
     // TensorFlow after a timestamp: "E tensorflow/compiler/xla/util.cc:88] "
@@ -168,7 +167,8 @@ bool StartsWithLogPrefix(std::string_view text) {
   const auto& patterns = LineCleaner::Patterns::Get();
   for (size_t i = 0; i < patterns.res.size(); ++i) {
     if (kPrefixes[i].field == Field::kPaste) continue;
-    if (patterns.res[i]->Match(re2::StringPiece(text), 0, text.size(), RE2::ANCHOR_START, nullptr, 0)) return true;
+    if (patterns.res[i]->Match(re2::StringPiece(text), 0, text.size(), RE2::ANCHOR_START, nullptr, 0))
+      return true;
   }
   return false;
 }
@@ -190,8 +190,7 @@ std::string StripAnsi(std::string_view text) {
     if (kind == '[') {  // CSI: parameters then a final byte in 0x40..0x7e
       while (j < text.size() && !(text[j] >= 0x40 && text[j] <= 0x7e)) ++j;
     } else if (kind == ']') {  // OSC: ends with BEL or ESC '\'
-      while (j < text.size() && text[j] != '\a' && !(text[j] == '\x1b' && j + 1 < text.size()))
-        ++j;
+      while (j < text.size() && text[j] != '\a' && !(text[j] == '\x1b' && j + 1 < text.size())) ++j;
       if (j < text.size() && text[j] == '\x1b') ++j;
     } else {
       j = i + 1;  // two-byte escape
@@ -203,7 +202,8 @@ std::string StripAnsi(std::string_view text) {
 
 const CleanLine& LineCleaner::Clean(std::string_view raw) {
   while (!raw.empty() && (raw.back() == '\r' || raw.back() == '\n')) raw.remove_suffix(1);
-  const void* cr = raw.empty() ? nullptr : ::memrchr(raw.data(), '\r', raw.size());  // a progress-bar overwrite
+  const void* cr =
+      raw.empty() ? nullptr : ::memrchr(raw.data(), '\r', raw.size());  // a progress-bar overwrite
   if (cr) raw.remove_prefix(static_cast<size_t>(static_cast<const char*>(cr) - raw.data()) + 1);
   if (raw.find('\x1b') != std::string_view::npos) {
     scratch_ = StripAnsi(raw);
@@ -237,7 +237,7 @@ const CleanLine& LineCleaner::Clean(std::string_view raw) {
       re2::StringPiece capture, second;
       const RE2& re = *patterns_->res[i];
       int groups = re.NumberOfCapturingGroups();
-      bool ok = groups >= 2 ? RE2::Consume(&input, re, &capture, &second)
+      bool ok = groups >= 2   ? RE2::Consume(&input, re, &capture, &second)
                 : groups == 1 ? RE2::Consume(&input, re, &capture)
                               : RE2::Consume(&input, re);
       if (!ok || input.size() == text.size()) continue;
@@ -287,7 +287,8 @@ std::optional<TimestampFields> ReadTimestamp(std::string_view ts) {
   size_t i = 0;
   auto number = [&](size_t width, int* out) {  // up to width digits, at least one
     size_t start = i;
-    for (*out = 0; i < ts.size() && i - start < width && IsDigit(ts[i]); ++i) *out = *out * 10 + (ts[i] - '0');
+    for (*out = 0; i < ts.size() && i - start < width && IsDigit(ts[i]); ++i)
+      *out = *out * 10 + (ts[i] - '0');
     return i > start;
   };
   auto one_of = [&](std::string_view chars) {
@@ -311,8 +312,8 @@ std::optional<TimestampFields> ReadTimestamp(std::string_view ts) {
   if (!iso) {  // glog: "1130 12:00:00.123456" (MMDD), absl: "0000 00:00:1717141650.89"
     i = 0;
     t = TimestampFields{};
-    bool glog = number(2, &t.month) && number(2, &t.day) && one_of(" ") && number(2, &t.hour) && one_of(":") &&
-                number(2, &t.minute) && one_of(":") && seconds(&t.second);
+    bool glog = number(2, &t.month) && number(2, &t.day) && one_of(" ") && number(2, &t.hour) &&
+                one_of(":") && number(2, &t.minute) && one_of(":") && seconds(&t.second);
     if (!glog) return std::nullopt;
   }
   if (t.month > 12 || t.day > 31 || t.hour > 23 || t.minute > 59) return std::nullopt;
@@ -358,10 +359,11 @@ std::string TimestampText(std::string_view ts) {
   char out[40];
   int second = static_cast<int>(t->second);
   if (t->year > 0) {
-    std::snprintf(out, sizeof out, "%04d-%02d-%02dT%02d:%02d:%02d", t->year, t->month, t->day, t->hour, t->minute,
-                  second);
+    std::snprintf(out, sizeof out, "%04d-%02d-%02dT%02d:%02d:%02d", t->year, t->month, t->day, t->hour,
+                  t->minute, second);
   } else {
-    std::snprintf(out, sizeof out, "--%02d-%02dT%02d:%02d:%02d", t->month, t->day, t->hour, t->minute, second);
+    std::snprintf(out, sizeof out, "--%02d-%02dT%02d:%02d:%02d", t->month, t->day, t->hour, t->minute,
+                  second);
   }
   return out;
 }

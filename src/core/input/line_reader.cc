@@ -1,13 +1,13 @@
 #include "core/input/line_reader.h"
 
-#include "core/input/count_newlines.h"
-
 #include <poll.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+
+#include "core/input/count_newlines.h"
 
 namespace oomlens {
 

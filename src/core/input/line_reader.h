@@ -16,8 +16,8 @@ namespace oomlens {
 /// One line without its '\n'. text stays valid until the next call to Next().
 struct Line {
   std::string_view text;
-  uint64_t number = 0;  ///< 1-based
-  uint64_t offset = 0;  ///< byte offset of the line's start in the input
+  uint64_t number = 0;     ///< 1-based
+  uint64_t offset = 0;     ///< byte offset of the line's start in the input
   bool truncated = false;  ///< the line was longer than the cap; text is its start
   bool holds_hit = false;  ///< text holds the byte SkipUntil's finder reported
 };
@@ -87,8 +87,7 @@ class LineReader {
   static constexpr size_t kDefaultChunk = 256 * 1024;
   static constexpr size_t kDefaultMaxLine = 4 * 1024 * 1024;
 
-  explicit LineReader(ByteSource* source, size_t chunk = kDefaultChunk,
-                      size_t max_line = kDefaultMaxLine);
+  explicit LineReader(ByteSource* source, size_t chunk = kDefaultChunk, size_t max_line = kDefaultMaxLine);
 
   /// Returns the next line, or false at end of input or on a read error.
   bool Next(Line* line);
@@ -118,7 +117,7 @@ class LineReader {
   size_t capacity_;
   size_t start_ = 0, end_ = 0;
   bool eof_ = false;
-  bool skip_rest_ = false;  // the last line was cut: drop the rest of it
+  bool skip_rest_ = false;    // the last line was cut: drop the rest of it
   bool hit_pending_ = false;  // SkipUntil stopped at a hit, at input offset hit_offset_
   uint64_t hit_offset_ = 0;
   uint64_t line_number_ = 0, bytes_read_ = 0, consumed_ = 0;

@@ -7,7 +7,9 @@
 namespace oomlens {
 namespace {
 
-bool MayBeJson(std::string_view text) { return !text.empty() && (text.front() == '{' || text.front() == ' '); }
+bool MayBeJson(std::string_view text) {
+  return !text.empty() && (text.front() == '{' || text.front() == ' ');
+}
 
 }  // namespace
 
@@ -33,7 +35,8 @@ void LogicalLines::Push(const Line& line) {
     if (!complete) return;  // wait for the rest of the line
     text = unwrapped_;
   }
-  bool known_candidate = line.holds_hit && text.data() == line.text.data();  // the fast path found a literal in it
+  bool known_candidate =
+      line.holds_hit && text.data() == line.text.data();  // the fast path found a literal in it
   std::string_view content = text;
   while (!content.empty() && content.back() == '\r') content.remove_suffix(1);
   if (content.find('\r') == std::string_view::npos) return Physical(text, line.number, known_candidate);

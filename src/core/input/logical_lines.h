@@ -29,8 +29,8 @@ namespace oomlens {
 /// One logical line, a view valid during the call it is passed to.
 struct LogicalLine {
   std::string_view text;
-  uint64_t number = 0;       ///< of its first physical line
-  std::string_view host;     ///< the machine a JSON envelope named ("" when none)
+  uint64_t number = 0;           ///< of its first physical line
+  std::string_view host;         ///< the machine a JSON envelope named ("" when none)
   bool known_candidate = false;  ///< already known to hold a literal: recognition need not look
   /// The printed lines a paste was restored from, when they differ from text (for excerpts); else null.
   const std::vector<std::string_view>* physical = nullptr;

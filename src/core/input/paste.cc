@@ -1,9 +1,9 @@
 #include "core/input/paste.h"
 
 #include <algorithm>
-#include <map>
 #include <cctype>
 #include <cstring>
+#include <map>
 
 #include "core/input/line_cleaner.h"
 
@@ -22,7 +22,9 @@ std::string_view TrimLeft(std::string_view text) {
   return text;
 }
 
-bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+bool StartsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
 
 // "  12 | text", "12│text": a line-number gutter; returns its length, 0 when none.
 size_t GutterLength(std::string_view text) {
@@ -71,11 +73,12 @@ std::string_view StripQuotes(std::string_view text, int* depth) {
 // "- ", "* ", "+ ", "1. ", "2) ": a markdown list item.
 bool IsListItem(std::string_view text) {
   text = TrimLeft(text);
-  if (text.size() >= 2 && (text[0] == '-' || text[0] == '*' || text[0] == '+') && IsSpace(text[1])) return true;
+  if (text.size() >= 2 && (text[0] == '-' || text[0] == '*' || text[0] == '+') && IsSpace(text[1]))
+    return true;
   size_t digits = 0;
   while (digits < text.size() && digits < 4 && IsDigit(text[digits])) ++digits;
-  return digits > 0 && digits < 4 && digits + 1 < text.size() && (text[digits] == '.' || text[digits] == ')') &&
-         IsSpace(text[digits + 1]);
+  return digits > 0 && digits < 4 && digits + 1 < text.size() &&
+         (text[digits] == '.' || text[digits] == ')') && IsSpace(text[digits + 1]);
 }
 
 // "1. text" -> "text": a numbered list item's marker goes (the cleaner takes "- "
@@ -102,7 +105,7 @@ size_t Entity(std::string_view text, char* out) {
   static const struct {
     std::string_view name;
     char c;
-  } kEntities[] = {{"&gt;", '>'},   {"&lt;", '<'},    {"&amp;", '&'},  {"&quot;", '"'}, {"&#39;", '\''},
+  } kEntities[] = {{"&gt;", '>'},    {"&lt;", '<'},    {"&amp;", '&'},  {"&quot;", '"'}, {"&#39;", '\''},
                    {"&#x27;", '\''}, {"&apos;", '\''}, {"&nbsp;", ' '}, {"&#34;", '"'},  {"&#x2F;", '/'}};
   for (const auto& e : kEntities)
     if (StartsWith(text, e.name)) {
@@ -159,7 +162,8 @@ bool StartsException(std::string_view text) {
   while (n < text.size() && IsWordByte(text[n])) ++n;
   if (n == 0 || (n < text.size() && text[n] != ':')) return false;
   std::string_view token = text.substr(0, n);
-  for (std::string_view suffix : {"Error", "Exception", "Exhausted", "Interrupt", "Exit", "Warning", "Killed"})
+  for (std::string_view suffix :
+       {"Error", "Exception", "Exhausted", "Interrupt", "Exit", "Warning", "Killed"})
     if (token.size() >= suffix.size() && token.substr(token.size() - suffix.size()) == suffix) return true;
   bool status = token.size() >= 4 && token.find('_') != std::string_view::npos;
   for (char c : token) status = status && (std::isupper(static_cast<unsigned char>(c)) || c == '_');
@@ -167,7 +171,8 @@ bool StartsException(std::string_view text) {
 }
 
 bool StartsTraceback(std::string_view text) {
-  for (std::string_view head : {"Traceback (", "File \"", "During handling of", "The above exception", "Caused by"})
+  for (std::string_view head :
+       {"Traceback (", "File \"", "During handling of", "The above exception", "Caused by"})
     if (StartsWith(text, head)) return true;
   return false;
 }
@@ -195,7 +200,8 @@ bool HasColumnGap(std::string_view text) {
 
 // "GiB", "bytes.", "M,": a unit of memory, maybe with punctuation after it.
 bool IsUnit(std::string_view word) {
-  for (std::string_view unit : {"B", "KB", "KiB", "MB", "MiB", "GB", "GiB", "TB", "TiB", "K", "M", "G", "bytes"})
+  for (std::string_view unit :
+       {"B", "KB", "KiB", "MB", "MiB", "GB", "GiB", "TB", "TiB", "K", "M", "G", "bytes"})
     if (word.substr(0, unit.size()) == unit &&
         (word.size() == unit.size() || !std::isalpha(static_cast<unsigned char>(word[unit.size()]))))
       return true;
@@ -212,7 +218,8 @@ bool ReadsOn(std::string_view a, std::string_view b) {
   bool prose = !letters.empty() && std::all_of(letters.begin(), letters.end(), [](char c) {
     return std::islower(static_cast<unsigned char>(c)) || c == '\'' || c == '-';
   });
-  if (prose || b.front() == '(') return true;  // "memory", "and", "(63.58G)," but not "section_end:", "https://"
+  if (prose || b.front() == '(')
+    return true;             // "memory", "and", "(63.58G)," but not "section_end:", "https://"
   if (IsDigit(b.front())) {  // "29.49G at ...", or a number then its unit: "85898814480 bytes."
     size_t end = word.find_last_not_of(".,;:)");
     if (end != std::string_view::npos && std::isalpha(static_cast<unsigned char>(word[end]))) return true;
@@ -328,15 +335,17 @@ void PasteRestorer::Take(Piece&& piece) {
 // a traceback line, an exception, a list item, a table row, a message's start),
 // a is no traceback "File" line, and they are not two lines of one shape.
 bool PasteRestorer::MayContinue(const Piece& a, const Piece& b, const Block& block) {
-  if (a.bare_prefix) return !b.item && !b.log_prefix;  // "2025-07-31 20:22:43.04: I" alone: its message follows
+  if (a.bare_prefix)
+    return !b.item && !b.log_prefix;  // "2025-07-31 20:22:43.04: I" alone: its message follows
   if (b.item || b.starts_record || HasColumnGap(b.raw)) return false;
-  if (b.holds_start && !EndsMidSentence(a.raw)) return false;  // else a holds the head of b's message
+  if (b.holds_start && !EndsMidSentence(a.raw)) return false;    // else a holds the head of b's message
   if (StartsWith(TrimLeft(a.content), "File \"")) return false;  // a traceback's code line follows
   std::string_view word = FirstWord(b.raw);
   if (word.empty()) return false;
   std::string key(Key(TrimLeft(b.raw)));
   auto lines = block.keys.find(key);
-  bool listing = key.size() >= 2 && key == Key(TrimLeft(a.raw)) && lines != block.keys.end() && lines->second >= 3;
+  bool listing =
+      key.size() >= 2 && key == Key(TrimLeft(a.raw)) && lines != block.keys.end() && lines->second >= 3;
   return !listing;  // lines of one shape ("Chunk at ...", "size=..."), not a sentence
 }
 
@@ -391,7 +400,8 @@ bool PasteRestorer::Joins(const Piece& a, const Piece& b, const Block& block) co
                     seen->second.second * 5 >= seen->second.first * 4;
   if (always_cut) return true;  // "freed_by_count=0. ..." after each long warning: its wrapped tail
   auto starts = block.keys.find(key);
-  bool template_word = !key.empty() && starts != block.keys.end() && starts->second >= 3;  // "step 5: ..." lines
+  bool template_word =
+      !key.empty() && starts != block.keys.end() && starts->second >= 3;  // "step 5: ..." lines
   return EndsMidSentence(a.raw) && !template_word && ReadsOn(a.raw, b.raw);
 }
 
@@ -427,7 +437,8 @@ void PasteRestorer::EmitBlock() {
   Send(logical, block, first, block.size());
 }
 
-void PasteRestorer::Send(const std::string& logical, const std::vector<Piece>& block, size_t first, size_t end) {
+void PasteRestorer::Send(const std::string& logical, const std::vector<Piece>& block, size_t first,
+                         size_t end) {
   std::vector<std::string_view> physical;
   for (size_t i = first; i < end; ++i) physical.push_back(block[i].printed);
   sink_(logical, block[first].number, block[first].host, physical);

@@ -84,10 +84,11 @@ class PasteRestorer {
 
  private:
   struct Block {
-    size_t width = 0;      ///< the width a wrap cut it at (its longest line with a space)
-    bool wrapped = false;  ///< most lines that may continue another were cut before them
+    size_t width = 0;                 ///< the width a wrap cut it at (its longest line with a space)
+    bool wrapped = false;             ///< most lines that may continue another were cut before them
     std::map<std::string, int> keys;  ///< lines per first word (its letters)
-    std::map<std::string, std::pair<int, int>> continuations;  ///< per first word: lines that may continue, cut
+    std::map<std::string, std::pair<int, int>>
+        continuations;  ///< per first word: lines that may continue, cut
   };
   Block ShapeOf(const std::vector<Piece>& block) const;
   static bool MayContinue(const Piece& a, const Piece& b, const Block& block);

@@ -1,7 +1,6 @@
 #include "core/input/unwrap.h"
 
 #include <cctype>
-
 #include <nlohmann/json.hpp>
 
 #include "core/model/json_depth.h"
@@ -51,7 +50,8 @@ bool UnwrapCri(std::string_view line, std::string* partial, std::string* text, b
   bool is_partial = rest[0] == 'P';
   rest.remove_prefix(2);
   if (is_partial) {
-    if (!rest.empty() && rest.back() == '\r') rest.remove_suffix(1);  // a CRLF file: the line end is no content
+    if (!rest.empty() && rest.back() == '\r')
+      rest.remove_suffix(1);  // a CRLF file: the line end is no content
     partial->append(rest);
     *complete = false;
     return true;
@@ -66,9 +66,11 @@ bool UnwrapJson(std::string_view line, std::vector<std::string>* texts, std::str
   size_t start = line.find_first_not_of(" \t");
   if (start == std::string_view::npos || line[start] != '{') return false;
   if (!JsonDepthWithin(line.substr(start))) return false;  // read as the text it is
-  json doc = json::parse(line.begin() + static_cast<long>(start), line.end(), nullptr, /*allow_exceptions=*/false);
+  json doc =
+      json::parse(line.begin() + static_cast<long>(start), line.end(), nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) return false;
-  std::string text = FirstString(doc, {{"log"}, {"textPayload"}, {"jsonPayload", "message"}, {"message"}, {"msg"}});
+  std::string text =
+      FirstString(doc, {{"log"}, {"textPayload"}, {"jsonPayload", "message"}, {"message"}, {"msg"}});
   if (text.empty()) return false;
   *host = FirstString(doc, {{"resource", "labels", "pod_name"},
                             {"resource", "labels", "instance_id"},

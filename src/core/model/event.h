@@ -1,6 +1,6 @@
 // An event: one OOM message (or a listing or warning that joins one) as the
-// recogniser read it; figures travel as Figure views instead, before grouping makes incidents of events. Internal to
-// the core: reports hold incidents.
+// recogniser read it; figures travel as Figure views instead, before grouping makes incidents of events.
+// Internal to the core: reports hold incidents.
 #ifndef OOMLENS_CORE_MODEL_EVENT_H_
 #define OOMLENS_CORE_MODEL_EVENT_H_
 
@@ -17,8 +17,8 @@ struct Event {
   std::string kind;       ///< e.g. tpu_program_load
   std::string code;       ///< e.g. E0101 (may be empty)
   std::string title;
-  double match = 1;       ///< how sure the recognition is (the signature's "match")
-  Facts facts;            ///< facts of kind kIdentity live in the fields below
+  double match = 1;  ///< how sure the recognition is (the signature's "match")
+  Facts facts;       ///< facts of kind kIdentity live in the fields below
   std::string replica, partition, host, device, rank;  ///< empty when not printed
   Location where;
   int input_index = 0;

@@ -80,7 +80,9 @@ std::vector<FactInfo> BuildRegistry() {
       {"mem_fraction", T::kRatio, false, "XLA_PYTHON_CLIENT_MEM_FRACTION"},
       {"max_seq_len", T::kCount, false, "a serving engine's maximum sequence length (tokens)"},
       {"kv_cache_tokens", T::kCount, false, "tokens the serving engine's KV cache can hold"},
-      {"duplicate_group_bytes", T::kSize, false, "the largest group of 4 or more identical in-use chunks (fewer copies are parameters and optimizer state)"},
+      {"duplicate_group_bytes", T::kSize, false,
+       "the largest group of 4 or more identical in-use chunks (fewer copies are parameters and optimizer "
+       "state)"},
       {"context_creation", T::kText, false, "set when the OOM happened while creating a device context"},
       {"cgroup", T::kText, false, "set when a cgroup / container limit did the kill"},
       {"oom_killed", T::kText, false, "set when the container runtime reported OOMKilled"},
@@ -121,14 +123,16 @@ std::vector<FactInfo> BuildRegistry() {
       {"series_growth_ratio", T::kRatio, true, "last / first figure"},
       {"series_slope_bytes", T::kSize, true, "growth per figure (least-squares trend)"},
       {"series_rising_share", T::kRatio, true, "share of steps between figures that did not go down"},
-      {"series_late_growth_share", T::kRatio, true, "share of the growth made in the second half of the series"},
+      {"series_late_growth_share", T::kRatio, true,
+       "share of the growth made in the second half of the series"},
       {"series_limit_bytes", T::kSize, true, "the limit printed with the series"},
       {"series_samples_to_limit", T::kCount, true, "figures until the trend reaches the limit"},
       {"series_name", T::kText, true, "what the series measures"},
       {"series_minutes", T::kRatio, true, "minutes between the first and last timed figure"},
       {"series_slope_per_minute_bytes", T::kSize, true, "growth per minute (last - first over the minutes)"},
       {"series_minutes_to_limit", T::kRatio, true, "minutes until the growth reaches the limit"},
-      {"program_compiles_before", T::kCount, true, "lines before the incident naming its program being compiled"},
+      {"program_compiles_before", T::kCount, true,
+       "lines before the incident naming its program being compiled"},
       {"program_first_compile_line", T::kCount, true, "the first of those lines"},
       {"steps_before", T::kCount, true, "completed steps logged before the incident (its input)"},
       {"allocated_total_bytes", T::kSize, true, "live allocations of a listing, summed"},
@@ -145,7 +149,8 @@ std::vector<FactInfo> BuildRegistry() {
       {"padding_total_bytes", T::kSize, true, "extra memory due to padding, summed over the listing"},
       {"largest_padding_bytes", T::kSize, true, "the largest padding of one allocation"},
       {"max_expansion", T::kRatio, true, "the worst padding expansion factor"},
-      {"padding_shape", T::kText, true, "the shape of the most padded allocation, with its TPU layout and tile"},
+      {"padding_shape", T::kText, true,
+       "the shape of the most padded allocation, with its TPU layout and tile"},
       {"padding_minor_dim", T::kCount, true, "its minor (fastest-varying) dimension"},
       {"padding_minor_padded", T::kCount, true, "that dimension rounded up to the tile"},
       {"padding_second_minor_dim", T::kCount, true, "its second-minor dimension"},
@@ -242,8 +247,7 @@ bool MakeFact(const FactInfo& info, std::string_view text, FactValue* value, std
       return true;
     }
     case FactType::kText:
-    case FactType::kIdentity:
-      return true;
+    case FactType::kIdentity: return true;
   }
   return true;
 }

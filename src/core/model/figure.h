@@ -14,16 +14,16 @@
 namespace oomlens {
 
 struct Figure {
-  std::string_view signature;  ///< id of the signature that read it
-  std::string_view message;    ///< the line's message it was read from ("" when read ahead)
-  bool series = false;         ///< a memory figure (else a sign of activity)
-  std::string_view title;      ///< the signature's title: names the series
-  std::string_view activity;   ///< "compile", "step" or empty
+  std::string_view signature;          ///< id of the signature that read it
+  std::string_view message;            ///< the line's message it was read from ("" when read ahead)
+  bool series = false;                 ///< a memory figure (else a sign of activity)
+  std::string_view title;              ///< the signature's title: names the series
+  std::string_view activity;           ///< "compile", "step" or empty
   const std::string* input = nullptr;  ///< the input's name
   int input_index = 0;
   uint64_t line = 0;
   std::string_view host;
-  double time_seconds = -1;    ///< the line's timestamp, seconds into the year; -1: none
+  double time_seconds = -1;            ///< the line's timestamp, seconds into the year; -1: none
   const FactValue* used = nullptr;     ///< sample_used_bytes
   const FactValue* limit = nullptr;    ///< sample_limit_bytes
   const FactValue* key = nullptr;      ///< sample_key

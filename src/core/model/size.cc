@@ -1,9 +1,9 @@
 #include "oomlens/size.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -213,8 +213,8 @@ std::optional<Size> ParseSize(std::string_view text, std::string* error, bool de
   while (unit_end < s.size() && IsAlpha(s[unit_end])) ++unit_end;
   double multiplier = UnitMultiplier(s.substr(0, unit_end), decimal_units);
   if (multiplier == 0) {
-    *error = "'" + std::string(text) + "' has an unknown size unit '" +
-             std::string(s.substr(0, unit_end)) + "'";
+    *error =
+        "'" + std::string(text) + "' has an unknown size unit '" + std::string(s.substr(0, unit_end)) + "'";
     return std::nullopt;
   }
   std::string_view rest = Trim(s.substr(unit_end));

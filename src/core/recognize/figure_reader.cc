@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/rules/signature_patterns.h"
 #include "core/input/unwrap.h"
+#include "core/rules/signature_patterns.h"
 
 namespace oomlens {
 
@@ -29,7 +29,8 @@ std::string_view FigureFacts::Identity(std::string_view name) const {
 
 bool FigureFacts::HasRequired(const Signature& sig) const {
   for (const auto& name : sig.require) {
-    bool found = std::any_of(facts.begin(), facts.end(), [&name](const auto& f) { return f.first->name == name; });
+    bool found =
+        std::any_of(facts.begin(), facts.end(), [&name](const auto& f) { return f.first->name == name; });
     if (!found) return false;
   }
   return true;
@@ -62,7 +63,8 @@ const Signature* FigureReader::FindStart(std::string_view message) const {
 
 bool FigureReader::IsFigure(const Signature& sig) {
   return (sig.series || !sig.activity.empty()) && !sig.follow && !sig.complete && !sig.items &&
-         sig.aggregates.empty() && sig.annotates.empty() && sig.after.empty() && sig.kind_when.empty() && !sig.reject;
+         sig.aggregates.empty() && sig.annotates.empty() && sig.after.empty() && sig.kind_when.empty() &&
+         !sig.reject;
 }
 
 void FigureReader::ReadFacts(const Signature& sig, std::string_view message, FigureFacts* out) {
@@ -79,7 +81,8 @@ void FigureReader::ReadFacts(const Signature& sig, std::string_view message, Fig
         out->warnings.push_back("ignored " + info->name + ": " + error);
         return;
       }
-      auto kept = std::find_if(out->facts.begin(), out->facts.end(), [info](const auto& f) { return f.first == info; });
+      auto kept = std::find_if(out->facts.begin(), out->facts.end(),
+                               [info](const auto& f) { return f.first == info; });
       if (kept == out->facts.end()) out->facts.emplace_back(info, std::move(v));
       else if (Supersedes(v, kept->second)) kept->second = std::move(v);
     });

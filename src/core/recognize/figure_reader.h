@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/model/figure.h"
 #include "core/input/line_cleaner.h"
+#include "core/model/figure.h"
 #include "core/rules/prefilter.h"
 #include "core/rules/rule_data.h"
 
@@ -74,9 +74,9 @@ class FigureReader {
  private:
   const RuleData& rules_;
   std::shared_ptr<const Prefilter> prefilter_;
-  std::vector<std::vector<size_t>> starts_by_literal_;  // literal -> signatures that may start with it
+  std::vector<std::vector<size_t>> starts_by_literal_;         // literal -> signatures that may start with it
   mutable std::vector<size_t> literals_present_, candidates_;  // scratch of FindStart
-  LineCleaner cleaner_;  // for Prepare
+  LineCleaner cleaner_;                                        // for Prepare
 };
 
 }  // namespace oomlens

@@ -42,8 +42,9 @@ void ReadAheadSource::Produce() {
         chunk = std::move(spare_.back());
         spare_.pop_back();
       }
-      read_figures_ = when_ == ReadFigures::kAlways ||
-                      (when_ == ReadFigures::kWhenBehind && full_.size() >= kChunksInFlight / 2);  // the scanner is slower
+      read_figures_ =
+          when_ == ReadFigures::kAlways || (when_ == ReadFigures::kWhenBehind &&
+                                            full_.size() >= kChunksInFlight / 2);  // the scanner is slower
     }
     chunk.bytes.resize(kChunk);
     std::string error;
@@ -72,12 +73,14 @@ void ReadAheadSource::FindHits(std::string_view text, uint64_t offset, Chunk* ch
     chunk->hits.push_back(offset + pos + hit);
     size_t newline = text.find('\n', pos + hit);
     if (read_figures_) {
-      const void* before = hit > 0 ? ::memrchr(text.data() + pos, '\n', hit) : nullptr;  // the hit line's start
+      const void* before =
+          hit > 0 ? ::memrchr(text.data() + pos, '\n', hit) : nullptr;  // the hit line's start
       size_t start = before ? static_cast<size_t>(static_cast<const char*>(before) - text.data()) + 1 : pos;
       size_t end = newline == std::string_view::npos ? text.size() : newline;
       if (chunk->figure_count == chunk->figures.size()) chunk->figures.emplace_back();
       PreparedFigure* figure = &chunk->figures[chunk->figure_count];
-      if (end - start <= max_figure_line_ && figures_->Prepare(text.substr(start, end - start), offset + start, figure))
+      if (end - start <= max_figure_line_ &&
+          figures_->Prepare(text.substr(start, end - start), offset + start, figure))
         ++chunk->figure_count;
     }
     if (newline == std::string_view::npos) return;

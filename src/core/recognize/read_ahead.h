@@ -21,8 +21,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/recognize/figure_reader.h"
 #include "core/input/line_reader.h"
+#include "core/recognize/figure_reader.h"
 #include "core/rules/prefilter.h"
 
 namespace oomlens {
@@ -67,7 +67,7 @@ class ReadAheadSource : public ByteSource {
     std::vector<PreparedFigure> figures;  // of hit lines, when read ahead: the first figure_count
     size_t figure_count = 0;
     size_t scan_cursor = 0;  // the scanner's place in figures (see PreparedAt)
-    bool last = false;        // the end of input (or an error) follows
+    bool last = false;       // the end of input (or an error) follows
   };
 
   void Produce();
@@ -91,8 +91,8 @@ class ReadAheadSource : public ByteSource {
   // Shared, under mutex_.
   std::mutex mutex_;
   std::condition_variable ready_, free_;
-  std::deque<Chunk> full_;     // read, searched, waiting for the scanner
-  std::vector<Chunk> spare_;   // emptied by the scanner, for the producer
+  std::deque<Chunk> full_;    // read, searched, waiting for the scanner
+  std::vector<Chunk> spare_;  // emptied by the scanner, for the producer
   std::string error_;
   bool stop_ = false;
   // The consumer's own state.

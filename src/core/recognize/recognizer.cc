@@ -13,12 +13,12 @@
 namespace oomlens {
 namespace {
 
-constexpr size_t kMaxExcerptLine = 2000;        // bytes kept of each excerpt line
+constexpr size_t kMaxExcerptLine = 2000;  // bytes kept of each excerpt line
 constexpr size_t kMaxOpenStreams = 4096;
 constexpr size_t kMaxAnnotations = 16;  // most recent precursor warnings kept per input
 constexpr size_t kMaxExcerptLines = 60;
-constexpr uint64_t kStaleLines = 256;  // a stream silent this long has nothing more to add
-constexpr uint64_t kListingGap = 3;    // lines between an event and the listing that follows it
+constexpr uint64_t kStaleLines = 256;       // a stream silent this long has nothing more to add
+constexpr uint64_t kListingGap = 3;         // lines between an event and the listing that follows it
 constexpr size_t kMaxListingLines = 50000;  // lines of one listing kept for its entries
 
 // Keeps the first value of a fact, unless a later one is the same value printed
@@ -78,8 +78,9 @@ std::vector<Allocation> ReadEachItem(const ItemSpec& items, const std::string& t
           FactValue v;
           std::string error;
           if (ReadGroup(group, value, &v, &error)) a.fields.emplace(group.info->name, v);
-          else problems->push_back(Problem{Problem::Severity::kWarning, Where(where),
-                                           "ignored allocation " + group.info->name + ": " + error, ""});
+          else
+            problems->push_back(Problem{Problem::Severity::kWarning, Where(where),
+                                        "ignored allocation " + group.info->name + ": " + error, ""});
         })) {
       break;
     }
@@ -124,8 +125,10 @@ Recognizer::Recognizer(const RuleData& rules, EventSink sink, std::vector<Proble
       problems_(problems),
       prefilter_(rules.prefilter ? rules.prefilter : std::make_shared<const Prefilter>(rules.literals)),
       reader_(rules, prefilter_),
-      lines_([this](const LogicalLine& line) { Route(line); }, [this](std::string_view text) { return HoldsStart(text); },
-             [this](std::string_view text, bool known_candidate) { return MayMatter(text, known_candidate); }) {
+      lines_(
+          [this](const LogicalLine& line) { Route(line); },
+          [this](std::string_view text) { return HoldsStart(text); },
+          [this](std::string_view text, bool known_candidate) { return MayMatter(text, known_candidate); }) {
   for (const auto& sig : rules.signatures) listing_targets_.insert(sig.after.begin(), sig.after.end());
   figure_infos_ = {FindFact("sample_used_bytes"), FindFact("sample_limit_bytes"), FindFact("sample_key"),
                    FindFact("program")};
@@ -164,7 +167,8 @@ void Recognizer::FlushPending(uint64_t before_line) {
       ++it;
     }
   }
-  std::sort(ready.begin(), ready.end(), [](const Event& a, const Event& b) { return a.where.line < b.where.line; });
+  std::sort(ready.begin(), ready.end(),
+            [](const Event& a, const Event& b) { return a.where.line < b.where.line; });
   for (auto& e : ready) sink_(std::move(e));
 }
 
@@ -178,14 +182,16 @@ void Recognizer::CloseStale(uint64_t line) {
       ++it;
     }
   }
-  std::sort(stale.begin(), stale.end(), [](const Open& a, const Open& b) { return a.where.line < b.where.line; });
+  std::sort(stale.begin(), stale.end(),
+            [](const Open& a, const Open& b) { return a.where.line < b.where.line; });
   for (auto& o : stale) Close(std::move(o));
 }
 
 void Recognizer::Feed(const Line& line, const PreparedFigure* prepared) {
   if (prepared && idle() && prepared->offset == line.offset) {  // read ahead, as FeedLogical would
     current_line_ = line.number;
-    SendFigure(*prepared->sig, prepared->figure, prepared->prefix_host, prepared->time_seconds, line.number, "");
+    SendFigure(*prepared->sig, prepared->figure, prepared->prefix_host, prepared->time_seconds, line.number,
+               "");
     return;
   }
   lines_.Push(line);
@@ -289,7 +295,9 @@ void Recognizer::SendFigure(const Signature& sig, const FigureFacts& facts, cons
   figure.input = &input_;
   figure.input_index = input_index_;
   figure.line = number;
-  figure.host = !host_fact.empty() ? host_fact : !prefix_host.empty() ? std::string_view(prefix_host) : default_host_;
+  figure.host = !host_fact.empty()     ? host_fact
+                : !prefix_host.empty() ? std::string_view(prefix_host)
+                                       : default_host_;
   figure.time_seconds = time_seconds;
   figure.used = facts.Find(figure_infos_.used);
   figure.limit = facts.Find(figure_infos_.limit);
@@ -326,7 +334,8 @@ Recognizer::Step Recognizer::Continue(Open* open, const CleanLine& line) {
   if (!open->complete) {
     if (blank) return Step::kClosed;
     const Signature* other = reader_.FindStart(line.message);
-    if (other && other->fragment && other->kind == sig.kind && other != &sig) other = nullptr;  // its next sentence
+    if (other && other->fragment && other->kind == sig.kind && other != &sig)
+      other = nullptr;  // its next sentence
     if (other) {
       // A start of another message closes this one, unless it is the rest of
       // this message: the same signature, and joining it completes the message.
@@ -355,13 +364,15 @@ Recognizer::Step Recognizer::Continue(Open* open, const CleanLine& line) {
 // The excerpt shows lines as printed: a restored paste's physical lines.
 void Recognizer::KeepExcerpt(Open* open, const CleanLine& line) {
   if (!physical_) {
-    if (open->excerpt.size() < kMaxExcerptLines) open->excerpt.emplace_back(line.display.substr(0, kMaxExcerptLine));
+    if (open->excerpt.size() < kMaxExcerptLines)
+      open->excerpt.emplace_back(line.display.substr(0, kMaxExcerptLine));
     ++open->excerpt_total;
     return;
   }
   for (std::string_view printed : *physical_) {
     while (!printed.empty() && printed.back() == '\r') printed.remove_suffix(1);
-    if (open->excerpt.size() < kMaxExcerptLines) open->excerpt.emplace_back(printed.substr(0, kMaxExcerptLine));
+    if (open->excerpt.size() < kMaxExcerptLines)
+      open->excerpt.emplace_back(printed.substr(0, kMaxExcerptLine));
     ++open->excerpt_total;
   }
 }
@@ -408,7 +419,8 @@ void Recognizer::UpdateState(Open* open) const {
   std::vector<bool> found(sig.require.size(), false);
   for (const auto& pattern : sig.facts) {
     MatchFacts(pattern, open->text, [&](const FactGroup& group, std::string_view) {
-      for (size_t i = 0; i < sig.require.size(); ++i) found[i] = found[i] || sig.require[i] == group.info->name;
+      for (size_t i = 0; i < sig.require.size(); ++i)
+        found[i] = found[i] || sig.require[i] == group.info->name;
     });
   }
   open->has_required = std::find(found.begin(), found.end(), false) == found.end();
@@ -420,15 +432,16 @@ void Recognizer::Close(Open&& open) {
   if (sig.reject && Contains(*sig.reject, open.text)) return;  // a known non-failure
   Event event = NewEvent(sig, open.context, open.where);
   for (const auto& pattern : sig.facts) {
-    MatchFacts(pattern, open.text,
-               [&](const FactGroup& group, std::string_view text) { Record(group, text, &event, problems_); });
+    MatchFacts(pattern, open.text, [&](const FactGroup& group, std::string_view text) {
+      Record(group, text, &event, problems_);
+    });
   }
   for (const auto& name : sig.require) {
     if (event.facts.count(name)) continue;
-    problems_->push_back(Problem{
-        Problem::Severity::kWarning, open.where.input + ":" + std::to_string(open.where.line),
-        "a " + sig.kind + " message without " + name + " was skipped (cut off or reworded?)",
-        "if this is a real OOM message, add its wording to a signature (see docs/rules.md)"});
+    problems_->push_back(
+        Problem{Problem::Severity::kWarning, open.where.input + ":" + std::to_string(open.where.line),
+                "a " + sig.kind + " message without " + name + " was skipped (cut off or reworded?)",
+                "if this is a real OOM message, add its wording to a signature (see docs/rules.md)"});
     return;
   }
   for (size_t i = 0; i < sig.aggregates.size(); ++i) {
@@ -438,7 +451,8 @@ void Recognizer::Close(Open&& open) {
     auto put = [&event](const FactInfo* info, double value) {
       if (!info) return;
       int64_t n = static_cast<int64_t>(value);
-      event.facts.emplace(info->name, info->type == FactType::kSize ? SizeValue(static_cast<double>(n)) : CountValue(n));
+      event.facts.emplace(info->name,
+                          info->type == FactType::kSize ? SizeValue(static_cast<double>(n)) : CountValue(n));
     };
     put(agg.sum, t.sum);
     put(agg.max, t.max);
@@ -454,11 +468,13 @@ void Recognizer::Close(Open&& open) {
     event.allocations = sig.items->each ? ReadEachItem(*sig.items, open.text, open.where, problems_)
                                         : ReadItems(*sig.items, open.messages, open.where, problems_);
   }
-  if (open.dropped_lines > 0 || (sig.items && static_cast<int>(event.allocations.size()) >= sig.items->max_items)) {
-    problems_->push_back(Problem{Problem::Severity::kWarning, Where(open.where),
-                                 "listing longer than oomlens keeps: " + std::to_string(event.allocations.size()) +
-                                     " entries read, " + std::to_string(open.dropped_lines) + " more lines not read",
-                                 "its totals (aggregates) still count every line"});
+  if (open.dropped_lines > 0 ||
+      (sig.items && static_cast<int>(event.allocations.size()) >= sig.items->max_items)) {
+    problems_->push_back(
+        Problem{Problem::Severity::kWarning, Where(open.where),
+                "listing longer than oomlens keeps: " + std::to_string(event.allocations.size()) +
+                    " entries read, " + std::to_string(open.dropped_lines) + " more lines not read",
+                "its totals (aggregates) still count every line"});
   }
   event.excerpt = std::move(open.excerpt);
   event.excerpt_total = open.excerpt_total;
@@ -566,7 +582,8 @@ Event FigureEvent(const RuleData& rules, const Figure& figure) {
 std::vector<Event> RecognizeText(const RuleData& rules, std::string_view text, bool emit_annotations,
                                  std::vector<Problem>* problems) {
   std::vector<Event> events;
-  Recognizer recognizer(rules, [&events](Event&& e) { events.push_back(std::move(e)); }, problems);
+  Recognizer recognizer(
+      rules, [&events](Event&& e) { events.push_back(std::move(e)); }, problems);
   recognizer.set_figure_sink([&](const Figure& figure) { events.push_back(FigureEvent(rules, figure)); });
   recognizer.set_emit_annotations(emit_annotations);
   recognizer.BeginInput("sample", 0);

@@ -25,12 +25,12 @@
 #include <string>
 #include <vector>
 
-#include "core/model/event.h"
-#include "core/model/figure.h"
-#include "core/recognize/figure_reader.h"
 #include "core/input/line_cleaner.h"
 #include "core/input/line_reader.h"
 #include "core/input/logical_lines.h"
+#include "core/model/event.h"
+#include "core/model/figure.h"
+#include "core/recognize/figure_reader.h"
 #include "core/rules/prefilter.h"
 #include "core/rules/rule_data.h"
 #include "oomlens/report.h"
@@ -76,7 +76,7 @@ class Recognizer {
     int lines = 0, wrapped = 0, blank_run = 0;
     bool complete = false, has_required = false;
     uint64_t excerpt_total = 0;
-    uint64_t last_line = 0;  // input line that last joined it
+    uint64_t last_line = 0;    // input line that last joined it
     size_t dropped_lines = 0;  // listing lines beyond what is kept for items
     struct Tally {
       double sum = 0, max = 0;
@@ -102,11 +102,11 @@ class Recognizer {
   Event NewEvent(const Signature& sig, const LineContext& context, const Location& where) const;
   void EmitFigure(const Signature& sig, const CleanLine& line, uint64_t number);
   bool FigureComplete(const Signature& sig, const FigureFacts& facts, uint64_t number);
-  void SendFigure(const Signature& sig, const FigureFacts& facts, const std::string& prefix_host, double time_seconds,
-                  uint64_t number, std::string_view message);
+  void SendFigure(const Signature& sig, const FigureFacts& facts, const std::string& prefix_host,
+                  double time_seconds, uint64_t number, std::string_view message);
   Step Continue(Open* open, const CleanLine& line);
   void Join(Open* open, const CleanLine& line);
-  bool Tally(Open* open, std::string_view message);  // true when an aggregate took the line
+  bool Tally(Open* open, std::string_view message);     // true when an aggregate took the line
   void KeepExcerpt(Open* open, const CleanLine& line);  // first lines for the excerpt, and the count
   void UpdateState(Open* open) const;
   void Close(Open&& open);
@@ -125,10 +125,10 @@ class Recognizer {
   std::vector<Problem>* problems_;
   std::shared_ptr<const Prefilter> prefilter_;
   LineCleaner cleaner_;
-  std::map<std::string, Open> open_;  // by stream (host tag)
+  std::map<std::string, Open> open_;                             // by stream (host tag)
   std::vector<std::pair<const Signature*, Event>> annotations_;  // waiting for their event
-  std::map<std::string, Pending> pending_;  // by stream: events a listing may follow
-  std::set<std::string> listing_targets_;   // kinds some 'after' signature follows
+  std::map<std::string, Pending> pending_;                       // by stream: events a listing may follow
+  std::set<std::string> listing_targets_;                        // kinds some 'after' signature follows
   std::string input_;
   std::string default_host_;
   FigureReader reader_;  // finds starts and reads figures

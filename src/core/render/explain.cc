@@ -1,9 +1,9 @@
 // `oomlens explain TOPIC`: what an error code, kind or cause means, generated
 // from the same rule data the diagnosis uses.
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <set>
-
-#include <re2/re2.h>
 
 #include "core/rules/rule_data.h"
 #include "oomlens/render.h"
@@ -32,21 +32,28 @@ void ExplainAdvice(const TemplateLine& advice, std::ostream& out) {
 
 void ExplainCauses(const RuleData& data, const std::set<std::string>& kinds, const std::string& cause,
                    std::ostream& out) {
-  out << "\nCauses oomlens tells apart, and how (advice: when it applies, its rank, higher first, and what its\n"
+  out << "\nCauses oomlens tells apart, and how (advice: when it applies, its rank, higher first, and what "
+         "its\n"
          "figures rest on; a tip that does not apply is shown under 'also consider' with why not):\n";
   for (const auto& rule : data.causes) {
-    bool for_kind = rule.kinds.empty() ? kinds.empty() || rule.fallback
-                                       : std::any_of(rule.kinds.begin(), rule.kinds.end(),
-                                                     [&kinds](const std::string& k) { return kinds.count(k) > 0; });
+    bool for_kind = rule.kinds.empty()
+                        ? kinds.empty() || rule.fallback
+                        : std::any_of(rule.kinds.begin(), rule.kinds.end(),
+                                      [&kinds](const std::string& k) { return kinds.count(k) > 0; });
     if (!(for_kind || rule.cause == cause)) continue;
     char confidence[16];
     std::snprintf(confidence, sizeof confidence, "%.2f", rule.confidence);
     out << "\n  " << rule.cause << " (rule " << rule.id << ", confidence " << confidence << ")\n";
-    out << "    when: " << (rule.fallback ? "no other rule matches" : rule.when ? rule.when->source() : "always") << "\n";
+    out << "    when: "
+        << (rule.fallback ? "no other rule matches"
+            : rule.when   ? rule.when->source()
+                          : "always")
+        << "\n";
     if (!rule.summary.empty()) out << "    says: " << rule.summary.back().source << "\n";
     for (const auto& advice : rule.advice) ExplainAdvice(advice, out);
     for (const auto& fit : rule.fit)
-      out << "    would fit: " << fit.source << (fit.when ? " (when " + fit.when->source() + ")" : "") << "\n";
+      out << "    would fit: " << fit.source << (fit.when ? " (when " + fit.when->source() + ")" : "")
+          << "\n";
     for (const auto& doc : rule.docs) out << "    see " << doc << "\n";
   }
 }
@@ -64,7 +71,8 @@ bool RenderExplanation(const RuleSet& rules, const std::string& topic, std::ostr
     }
     if (!sig.description.empty()) out << "  " << sig.description << "\n";
   }
-  bool is_cause = std::any_of(data.causes.begin(), data.causes.end(), [&topic](const CauseRule& r) { return r.cause == topic; });
+  bool is_cause = std::any_of(data.causes.begin(), data.causes.end(),
+                              [&topic](const CauseRule& r) { return r.cause == topic; });
   if (kinds.empty() && !is_cause) return false;
   if (!kinds.empty()) {
     std::set<std::string> facts;
@@ -76,7 +84,8 @@ bool RenderExplanation(const RuleSet& rules, const std::string& topic, std::ostr
     out << "\nNumbers and names it reads:\n";
     for (const auto& name : facts) {
       const FactInfo* info = FindFact(name);
-      out << "  " << name << std::string(name.size() < 30 ? 30 - name.size() : 1, ' ') << info->description << "\n";
+      out << "  " << name << std::string(name.size() < 30 ? 30 - name.size() : 1, ' ') << info->description
+          << "\n";
     }
   } else {
     out << topic << ": a cause oomlens can decide\n";

@@ -1,16 +1,14 @@
 // Reading a report written by RenderJson (schema version 1) back: merge and
 // diff take per-shard reports. Beside its writer, so the two change together.
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <unordered_map>
 
 #include "core/analyze/allocation_summary.h"
 #include "core/model/json_depth.h"
-
 #include "oomlens/render.h"
 
 namespace oomlens {
@@ -35,7 +33,8 @@ bool ReadFacts(const json& values, const json* printed, const FactInfo* (*find)(
     if (!info) continue;  // a fact of a newer oomlens: ignored, not fatal
     FactValue fact;
     std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-    if (printed && printed->contains(name) && (*printed)[name].is_string()) text = (*printed)[name].get<std::string>();
+    if (printed && printed->contains(name) && (*printed)[name].is_string())
+      text = (*printed)[name].get<std::string>();
     if (!MakeFact(*info, text, &fact, error)) {
       if (!value.is_number()) return false;
       fact = FactValue{};  // printed text unreadable: fall back to the exact number
@@ -60,7 +59,8 @@ bool ReadListingSummary(const json& j, Incident* i, std::string* error) {
   for (const auto& g : j.value("allocation_groups", json::array())) {
     AllocationGroup group;
     std::string by = g.value("by", "");
-    for (auto kind : {AllocationGroup::By::kOwner, AllocationGroup::By::kLabel, AllocationGroup::By::kIdentical})
+    for (auto kind :
+         {AllocationGroup::By::kOwner, AllocationGroup::By::kLabel, AllocationGroup::By::kIdentical})
       if (by == GroupByName(kind)) group.by = kind;
     group.key = g.value("key", "");
     group.count = g.value("count", int64_t{0});
@@ -136,9 +136,12 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
     s.key = series->value("key", "");
     s.host = series->value("host", "");
     s.figures = series->value("samples", uint64_t{0});
-    s.limit_bytes = series->value("limit_bytes", json(-1)).is_number() ? series->value("limit_bytes", int64_t{-1}) : -1;
-    s.first = Location{Member(*series, "first").value("input", ""), Member(*series, "first").value("line", uint64_t{0})};
-    s.last = Location{Member(*series, "last").value("input", ""), Member(*series, "last").value("line", uint64_t{0})};
+    s.limit_bytes =
+        series->value("limit_bytes", json(-1)).is_number() ? series->value("limit_bytes", int64_t{-1}) : -1;
+    s.first = Location{Member(*series, "first").value("input", ""),
+                       Member(*series, "first").value("line", uint64_t{0})};
+    s.last = Location{Member(*series, "last").value("input", ""),
+                      Member(*series, "last").value("line", uint64_t{0})};
     auto seconds = [&series](const char* name) {
       auto it = series->find(name);
       return it != series->end() && it->is_number() ? it->get<double>() : -1.0;
@@ -161,7 +164,8 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
     outlier.who = o.value("who", "");
     outlier.differences = o.value("differences", std::vector<std::string>{});
     json printed_values = o.value("printed", json::object());
-    if (!ReadFacts(o.value("facts", json::object()), &printed_values, FindFact, &outlier.values, error)) return false;
+    if (!ReadFacts(o.value("facts", json::object()), &printed_values, FindFact, &outlier.values, error))
+      return false;
     i->outliers.push_back(std::move(outlier));
   }
   i->excerpt = j.value("excerpt", std::vector<std::string>{});
@@ -248,11 +252,12 @@ bool ParseJsonReport(std::string_view text, Report* report, std::string* error) 
   ClampUnrepresentableFloats(&doc);
   try {
     for (const auto& in : doc.value("inputs", json::array())) {
-      report->inputs.push_back(
-          InputSummary{in.value("name", ""), in.value("lines", uint64_t{0}), in.value("bytes", uint64_t{0}), in.value("ok", true)});
+      report->inputs.push_back(InputSummary{in.value("name", ""), in.value("lines", uint64_t{0}),
+                                            in.value("bytes", uint64_t{0}), in.value("ok", true)});
     }
     std::unordered_map<std::string, int> input_index;  // a name given twice: its last input, as before
-    for (size_t n = 0; n < report->inputs.size(); ++n) input_index[report->inputs[n].name] = static_cast<int>(n);
+    for (size_t n = 0; n < report->inputs.size(); ++n)
+      input_index[report->inputs[n].name] = static_cast<int>(n);
     for (Incident& incident : reader.incidents) {
       auto it = input_index.find(incident.first.input);
       if (it != input_index.end()) incident.first_input_index = it->second;
@@ -264,9 +269,9 @@ bool ParseJsonReport(std::string_view text, Report* report, std::string* error) 
       report->incidents.push_back(std::move(incident));
     }
     for (const auto& p : doc.value("problems", json::array())) {
-      report->problems.push_back(Problem{p.value("severity", "") == "error" ? Problem::Severity::kError
-                                                                          : Problem::Severity::kWarning,
-                                         p.value("where", ""), p.value("message", ""), p.value("help", "")});
+      report->problems.push_back(Problem{
+          p.value("severity", "") == "error" ? Problem::Severity::kError : Problem::Severity::kWarning,
+          p.value("where", ""), p.value("message", ""), p.value("help", "")});
     }
   } catch (const json::exception& e) {
     *error = std::string("malformed report: ") + e.what();

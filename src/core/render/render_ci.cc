@@ -22,13 +22,14 @@ std::string MarkdownCell(const std::string& text) {
 
 namespace {
 
-constexpr size_t kMaxAnnotations = 10;       // GitHub shows at most 10 errors per step
+constexpr size_t kMaxAnnotations = 10;        // GitHub shows at most 10 errors per step
 constexpr size_t kMaxAnnotationBytes = 4000;  // and truncates long messages
 
 // Log lines inside a code fence: a fence in the log must not close ours.
 std::string Fenced(const std::string& line) {
   std::string out = Printable(line);
-  for (size_t pos = out.find("```"); pos != std::string::npos; pos = out.find("```", pos)) out.replace(pos, 3, "'''");
+  for (size_t pos = out.find("```"); pos != std::string::npos; pos = out.find("```", pos))
+    out.replace(pos, 3, "'''");
   return out;
 }
 
@@ -45,10 +46,12 @@ std::string KeyNumbers(const Incident& i) {
 
 std::string Details(const Incident& i, size_t number) {
   std::ostringstream out;
-  out << "<details><summary>[" << number << "] " << MarkdownCell(i.title) << ": evidence, advice, excerpt</summary>\n\n";
+  out << "<details><summary>[" << number << "] " << MarkdownCell(i.title)
+      << ": evidence, advice, excerpt</summary>\n\n";
   for (const auto& e : i.diagnosis.evidence) out << "- " << MarkdownCell(e) << "\n";
   if (!i.diagnosis.advice.empty()) out << "\n**Advice**\n\n";
-  for (size_t k = 0; k < i.diagnosis.advice.size(); ++k) out << k + 1 << ". " << MarkdownCell(i.diagnosis.advice[k]) << "\n";
+  for (size_t k = 0; k < i.diagnosis.advice.size(); ++k)
+    out << k + 1 << ". " << MarkdownCell(i.diagnosis.advice[k]) << "\n";
   if (!i.diagnosis.fit.empty()) out << "\n**Would fit:** " << MarkdownCell(i.diagnosis.fit) << "\n";
   if (!i.diagnosis.also_consider.empty()) out << "\n**Also consider**\n\n";
   for (const auto& c : i.diagnosis.also_consider)
@@ -87,8 +90,8 @@ std::string Annotation(const std::string& title, const Location& where, const st
 void RenderMarkdown(const Report& report, std::ostream& out, size_t max_bytes) {
   std::ostringstream head;
   size_t n = report.incidents.size();
-  head << "## oomlens: " << (n == 0 ? "no OOM found" : std::to_string(n) + " OOM incident" + (n == 1 ? "" : "s"))
-       << "\n\n";
+  head << "## oomlens: "
+       << (n == 0 ? "no OOM found" : std::to_string(n) + " OOM incident" + (n == 1 ? "" : "s")) << "\n\n";
   if (n > 0) {
     head << "| # | failure | cause | summary | numbers | seen |\n|---|---|---|---|---|---|\n";
   }
@@ -96,9 +99,11 @@ void RenderMarkdown(const Report& report, std::ostream& out, size_t max_bytes) {
   size_t shown = 0;
   for (size_t k = 0; k < n; ++k) {  // the table first: rows win over details
     const Incident& i = report.incidents[k];
-    std::string cause = i.consequence_of ? "follows [" + std::to_string(i.consequence_of) + "]" : i.diagnosis.best.cause;
-    std::string row = "| " + std::to_string(k + 1) + " | " + MarkdownCell((i.code.empty() ? i.kind : i.code) + " " + i.title) +
-                      " | " + MarkdownCell(cause) + " | " + MarkdownCell(i.diagnosis.summary.substr(0, 600)) + " | " +
+    std::string cause =
+        i.consequence_of ? "follows [" + std::to_string(i.consequence_of) + "]" : i.diagnosis.best.cause;
+    std::string row = "| " + std::to_string(k + 1) + " | " +
+                      MarkdownCell((i.code.empty() ? i.kind : i.code) + " " + i.title) + " | " +
+                      MarkdownCell(cause) + " | " + MarkdownCell(i.diagnosis.summary.substr(0, 600)) + " | " +
                       MarkdownCell(KeyNumbers(i)) + " | " + std::to_string(i.occurrences) + "x, first " +
                       MarkdownCell(i.first.input) + ":" + std::to_string(i.first.line) + " |\n";
     if (text.size() + row.size() + 200 > max_bytes) break;
@@ -128,11 +133,11 @@ void RenderGithub(const Report& report, std::ostream& out) {
   std::string rest = std::to_string(n - individual) + " more OOM incidents:";
   for (size_t k = individual; k < n; ++k) {
     const Incident& i = report.incidents[k];
-    rest += "\n" + i.first.input + ":" + std::to_string(i.first.line) + " " + (i.code.empty() ? i.kind : i.code) +
-            " " + i.diagnosis.best.cause;
+    rest += "\n" + i.first.input + ":" + std::to_string(i.first.line) + " " +
+            (i.code.empty() ? i.kind : i.code) + " " + i.diagnosis.best.cause;
   }
-  out << Annotation("OOM: " + std::to_string(n - individual) + " more incidents", report.incidents[individual].first,
-                    rest);
+  out << Annotation("OOM: " + std::to_string(n - individual) + " more incidents",
+                    report.incidents[individual].first, rest);
 }
 
 }  // namespace oomlens

@@ -14,7 +14,6 @@ using ojson = nlohmann::ordered_json;
 
 constexpr size_t kAllocationsShown = 8;
 
-
 std::string Value(const FactValue& v) { return v.type == FactType::kSize ? FormatSize(v.integer) : v.text; }
 
 std::string Head(const IncidentDiff& d) {
@@ -43,14 +42,16 @@ void RenderChanges(const IncidentDiff& d, std::ostream& out) {
   }
   for (size_t k = 0; k < d.allocations.size() && k < kAllocationsShown; ++k) {
     const AllocationChange& a = d.allocations[k];
-    out << "      allocation         " << StatusName(a.status) << " " << Bytes(a.before_bytes) << " -> " << Bytes(a.after_bytes);
+    out << "      allocation         " << StatusName(a.status) << " " << Bytes(a.before_bytes) << " -> "
+        << Bytes(a.after_bytes);
     if (a.before_padding != a.after_padding) {
       out << " (padding " << Bytes(a.before_padding) << " -> " << Bytes(a.after_padding) << ")";
     }
     out << "  " << Printable(a.key.size() > 90 ? a.key.substr(0, 87) + "..." : a.key) << "\n";
   }
   if (d.allocations.size() > kAllocationsShown) {
-    out << "      ... " << d.allocations.size() - kAllocationsShown << " more allocation changes (see --format json)\n";
+    out << "      ... " << d.allocations.size() - kAllocationsShown
+        << " more allocation changes (see --format json)\n";
   }
 }
 
@@ -91,20 +92,29 @@ void RenderDiffJson(const ReportDiff& diff, std::ostream& out) {
   for (const auto& d : diff.incidents) {
     ojson facts = ojson::array(), allocations = ojson::array();
     for (const auto& c : d.facts) {
-      facts.push_back({{"name", c.name}, {"before", FactJson(c.in_before, c.before)},
+      facts.push_back({{"name", c.name},
+                       {"before", FactJson(c.in_before, c.before)},
                        {"after", FactJson(c.in_after, c.after)}});
     }
     for (const auto& a : d.allocations) {
-      allocations.push_back({{"key", a.key}, {"status", StatusName(a.status)}, {"before_bytes", BytesJson(a.before_bytes)},
-                             {"after_bytes", BytesJson(a.after_bytes)}, {"before_padding", BytesJson(a.before_padding)},
+      allocations.push_back({{"key", a.key},
+                             {"status", StatusName(a.status)},
+                             {"before_bytes", BytesJson(a.before_bytes)},
+                             {"after_bytes", BytesJson(a.after_bytes)},
+                             {"before_padding", BytesJson(a.before_padding)},
                              {"after_padding", BytesJson(a.after_padding)}});
     }
-    incidents.push_back({{"status", StatusName(d.status)}, {"kind", d.kind}, {"code", d.code}, {"title", d.title},
-                         {"program", d.program},
-                         {"cause", {{"before", d.before_cause}, {"after", d.after_cause}}},
-                         {"occurrences", {{"before", d.before_occurrences}, {"after", d.after_occurrences}}},
-                         {"first", {{"before", LocationJson(d.before_first)}, {"after", LocationJson(d.after_first)}}},
-                         {"facts", facts}, {"allocations", allocations}});
+    incidents.push_back(
+        {{"status", StatusName(d.status)},
+         {"kind", d.kind},
+         {"code", d.code},
+         {"title", d.title},
+         {"program", d.program},
+         {"cause", {{"before", d.before_cause}, {"after", d.after_cause}}},
+         {"occurrences", {{"before", d.before_occurrences}, {"after", d.after_occurrences}}},
+         {"first", {{"before", LocationJson(d.before_first)}, {"after", LocationJson(d.after_first)}}},
+         {"facts", facts},
+         {"allocations", allocations}});
   }
   doc["incidents"] = incidents;
   out << Dump(doc, 2) << "\n";

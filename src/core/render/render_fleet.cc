@@ -16,7 +16,9 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-std::string Plural(uint64_t n, const char* one, const char* many) { return GroupedCount(n) + " " + (n == 1 ? one : many); }
+std::string Plural(uint64_t n, const char* one, const char* many) {
+  return GroupedCount(n) + " " + (n == 1 ? one : many);
+}
 
 void TextTotals(const char* title, const std::vector<FleetTotal>& totals, bool jobs, std::ostream& out) {
   if (totals.empty()) return;
@@ -27,8 +29,8 @@ void TextTotals(const char* title, const std::vector<FleetTotal>& totals, bool j
     std::string key = Printable(t.key);
     out << "  " << key << std::string(width - key.size(), ' ');
     if (jobs) out << "  " << Plural(t.jobs, "job", "jobs") << ",";
-    out << "  " << Plural(t.failures, "failure", "failures") << ", " << Plural(t.occurrences, "message", "messages")
-        << "\n";
+    out << "  " << Plural(t.failures, "failure", "failures") << ", "
+        << Plural(t.occurrences, "message", "messages") << "\n";
   }
 }
 
@@ -37,7 +39,8 @@ void RenderFleetText(const FleetReport& f, std::ostream& out) {
   for (size_t k = 0; k < f.failures.size(); ++k) {
     const FleetFailure& failure = f.failures[k];
     out << "\n" << k + 1 << ". " << Printable(FleetIdentity(failure)) << "\n";
-    out << "   " << Plural(failure.jobs, "job", "jobs") << ", " << Plural(failure.occurrences, "message", "messages");
+    out << "   " << Plural(failure.jobs, "job", "jobs") << ", "
+        << Plural(failure.occurrences, "message", "messages");
     if (!FleetWhen(failure).empty()) out << ", " << FleetWhen(failure);
     out << "\n   " << Printable(failure.message) << "\n";
     if (!failure.figures.empty()) out << "   " << FleetFigures(failure) << "\n";
@@ -67,11 +70,12 @@ void MarkdownTotals(const char* title, const std::vector<FleetTotal>& totals, bo
 
 void RenderFleetMarkdown(const FleetReport& f, std::ostream& out) {
   out << "## oomlens fleet\n\n" << MarkdownCell(FleetHeadline(f)) << "\n\n";
-  if (!f.failures.empty()) out << "| # | jobs | messages | failure | message | first .. last seen |\n|---:|---:|---:|---|---|---|\n";
+  if (!f.failures.empty())
+    out << "| # | jobs | messages | failure | message | first .. last seen |\n|---:|---:|---:|---|---|---|\n";
   for (size_t k = 0; k < f.failures.size(); ++k) {
     const FleetFailure& failure = f.failures[k];
-    out << "| " << k + 1 << " | " << GroupedCount(failure.jobs) << " | " << GroupedCount(failure.occurrences) << " | "
-        << MarkdownCell(FleetIdentity(failure)) << " | " << MarkdownCell(failure.message) << " | "
+    out << "| " << k + 1 << " | " << GroupedCount(failure.jobs) << " | " << GroupedCount(failure.occurrences)
+        << " | " << MarkdownCell(FleetIdentity(failure)) << " | " << MarkdownCell(failure.message) << " | "
         << MarkdownCell(FleetWhen(failure)) << " |\n";
   }
   MarkdownTotals("By cause", f.by_cause, true, out);
@@ -97,13 +101,25 @@ ojson TotalsJson(const std::vector<FleetTotal>& totals, bool jobs = true) {
 
 ojson FailureJson(const FleetFailure& f) {
   ojson figures = ojson::object();
-  for (const auto& figure : f.figures)
-    figures[figure.name] = {{"min", figure.min}, {"max", figure.max}};
-  return {{"fingerprint", f.fingerprint}, {"kind", f.kind}, {"code", f.code}, {"title", f.title},
-          {"program", f.program}, {"cause", f.cause}, {"memory_space", f.memory_space}, {"chip", f.chip},
-          {"message", f.message}, {"jobs", f.jobs}, {"occurrences", f.occurrences}, {"incidents", f.incidents},
-          {"some_jobs", f.some_jobs}, {"first_time", f.first_time}, {"last_time", f.last_time},
-          {"figures", figures}, {"summary", f.summary}, {"advice", f.advice}};
+  for (const auto& figure : f.figures) figures[figure.name] = {{"min", figure.min}, {"max", figure.max}};
+  return {{"fingerprint", f.fingerprint},
+          {"kind", f.kind},
+          {"code", f.code},
+          {"title", f.title},
+          {"program", f.program},
+          {"cause", f.cause},
+          {"memory_space", f.memory_space},
+          {"chip", f.chip},
+          {"message", f.message},
+          {"jobs", f.jobs},
+          {"occurrences", f.occurrences},
+          {"incidents", f.incidents},
+          {"some_jobs", f.some_jobs},
+          {"first_time", f.first_time},
+          {"last_time", f.last_time},
+          {"figures", figures},
+          {"summary", f.summary},
+          {"advice", f.advice}};
 }
 
 void RenderFleetJson(const FleetReport& f, std::ostream& out) {
@@ -127,7 +143,9 @@ void RenderFleetJson(const FleetReport& f, std::ostream& out) {
   ojson problems = ojson::array();
   for (const auto& p : f.problems) {
     problems.push_back({{"severity", p.severity == Problem::Severity::kError ? "error" : "warning"},
-                        {"where", p.where}, {"message", p.message}, {"help", p.help}});
+                        {"where", p.where},
+                        {"message", p.message},
+                        {"help", p.help}});
   }
   doc["problems"] = problems;
   out << Dump(doc, 2) << "\n";
@@ -158,7 +176,8 @@ std::string FleetFigures(const FleetFailure& failure) {
   std::string out;
   for (const auto& figure : failure.figures) {
     std::string label = figure.name.substr(0, figure.name.size() - 6);  // "_bytes"
-    std::string range = FormatSize(figure.min) + (figure.max != figure.min ? " .. " + FormatSize(figure.max) : "");
+    std::string range =
+        FormatSize(figure.min) + (figure.max != figure.min ? " .. " + FormatSize(figure.max) : "");
     out += (out.empty() ? "" : ", ") + label + " " + range;
   }
   return out;
@@ -166,7 +185,8 @@ std::string FleetFigures(const FleetFailure& failure) {
 
 std::string FleetWhen(const FleetFailure& failure) {
   if (failure.first_time.empty()) return "";
-  return failure.first_time == failure.last_time ? failure.first_time : failure.first_time + " .. " + failure.last_time;
+  return failure.first_time == failure.last_time ? failure.first_time
+                                                 : failure.first_time + " .. " + failure.last_time;
 }
 
 std::string FleetJobs(const FleetFailure& failure, size_t named) {
@@ -186,7 +206,8 @@ std::string FleetIdentity(const FleetFailure& failure) {
 }
 
 bool FleetFormat(Format format) {
-  return format == Format::kText || format == Format::kJson || format == Format::kMarkdown || format == Format::kHtml;
+  return format == Format::kText || format == Format::kJson || format == Format::kMarkdown ||
+         format == Format::kHtml;
 }
 
 void RenderFleet(const FleetReport& fleet, Format format, std::ostream& out) {

@@ -55,11 +55,13 @@ std::string DayChart(const std::vector<FleetTotal>& days) {
   const double step = std::max(2.0, std::min(24.0, 640.0 / static_cast<double>(days.size())));
   std::ostringstream svg;
   svg << "<h2>Messages by day</h2><svg xmlns='http://www.w3.org/2000/svg' width='"
-      << 40 + step * static_cast<double>(days.size()) << "' height='150' role='img' aria-label='messages by day'>";
+      << 40 + step * static_cast<double>(days.size())
+      << "' height='150' role='img' aria-label='messages by day'>";
   for (size_t k = 0; k < days.size(); ++k) {
-    double height = std::max(1.0, 110.0 * static_cast<double>(days[k].occurrences) / static_cast<double>(top));
-    svg << "<rect x='" << 4 + step * static_cast<double>(k) << "' y='" << 120 - height << "' width='" << step - 1
-        << "' height='" << height << "' fill='#58a'><title>" << Escaped(days[k].key) << ": "
+    double height =
+        std::max(1.0, 110.0 * static_cast<double>(days[k].occurrences) / static_cast<double>(top));
+    svg << "<rect x='" << 4 + step * static_cast<double>(k) << "' y='" << 120 - height << "' width='"
+        << step - 1 << "' height='" << height << "' fill='#58a'><title>" << Escaped(days[k].key) << ": "
         << GroupedCount(days[k].occurrences) << "</title></rect>";
   }
   svg << "<text x='4' y='140' font-size='11'>" << Escaped(days.front().key) << "</text><text x='"
@@ -69,19 +71,21 @@ std::string DayChart(const std::vector<FleetTotal>& days) {
 }
 
 void FailureRow(const FleetFailure& f, size_t number, std::ostream& out) {
-  out << "<tr><td class='n'>" << number << "</td><td class='n'>" << GroupedCount(f.jobs) << "</td><td class='n'>"
-      << GroupedCount(f.occurrences) << "</td><td><span class='cause'>" << Escaped(f.cause) << "</span><br>"
-      << Escaped(f.kind + (f.code.empty() ? "" : " " + f.code)) << (f.program.empty() ? "" : "<br>")
-      << Escaped(f.program) << "</td><td><code>" << Escaped(f.message) << "</code><br>" << Escaped(FleetFigures(f))
-      << "<br><span class='muted'>" << Escaped(f.summary) << "</span><br><span class='muted'>jobs: "
-      << Escaped(FleetJobs(f, FleetFailure::kMaxJobsNamed)) << "</span></td><td>" << Escaped(FleetWhen(f)) << "</td></tr>\n";
+  out << "<tr><td class='n'>" << number << "</td><td class='n'>" << GroupedCount(f.jobs)
+      << "</td><td class='n'>" << GroupedCount(f.occurrences) << "</td><td><span class='cause'>"
+      << Escaped(f.cause) << "</span><br>" << Escaped(f.kind + (f.code.empty() ? "" : " " + f.code))
+      << (f.program.empty() ? "" : "<br>") << Escaped(f.program) << "</td><td><code>" << Escaped(f.message)
+      << "</code><br>" << Escaped(FleetFigures(f)) << "<br><span class='muted'>" << Escaped(f.summary)
+      << "</span><br><span class='muted'>jobs: " << Escaped(FleetJobs(f, FleetFailure::kMaxJobsNamed))
+      << "</span></td><td>" << Escaped(FleetWhen(f)) << "</td></tr>\n";
 }
 
 }  // namespace
 
 void RenderFleetHtml(const FleetReport& fleet, std::ostream& out) {
   out << "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-      << "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+      << "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src "
+         "'unsafe-inline'\">"
       << "<title>oomlens fleet: " << Escaped(FleetHeadline(fleet)) << "</title><style>" << kStyle
       << "</style></head><body>\n<h1>oomlens fleet</h1>\n<p>" << Escaped(FleetHeadline(fleet)) << "</p>\n"
       << "<div class='charts'>" << BarChart("By cause", fleet.by_cause, true)
@@ -89,7 +93,8 @@ void RenderFleetHtml(const FleetReport& fleet, std::ostream& out) {
       << BarChart("Top programs", fleet.top_programs, true) << "</div>\n"
       << DayChart(fleet.by_day) << "\n";
   if (!fleet.failures.empty()) {
-    out << "<h2>Failures, most jobs first</h2>\n<table><tr><th>#</th><th>jobs</th><th>messages</th><th>failure</th>"
+    out << "<h2>Failures, most jobs "
+           "first</h2>\n<table><tr><th>#</th><th>jobs</th><th>messages</th><th>failure</th>"
         << "<th>message, figures, diagnosis</th><th>first .. last seen</th></tr>\n";
     for (size_t k = 0; k < fleet.failures.size(); ++k) FailureRow(fleet.failures[k], k + 1, out);
     out << "</table>\n";

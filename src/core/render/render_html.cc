@@ -36,15 +36,18 @@ std::string MemoryBar(const Incident& i) {
     if (v) scale = std::max(scale, static_cast<double>(v->integer));
   if (scale <= 0 || (!whole && !free)) return "";
   const double width = 500;  // leaves room for the value label of the longest bar
-  auto w = [&](const FactValue* v) { return v ? std::max(1.0, width * static_cast<double>(v->integer) / scale) : 0; };
+  auto w = [&](const FactValue* v) {
+    return v ? std::max(1.0, width * static_cast<double>(v->integer) / scale) : 0;
+  };
   std::ostringstream svg;
-  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='720' height='106' role='img' aria-label='memory picture'>";
+  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='720' height='106' role='img' aria-label='memory "
+         "picture'>";
   int y = 4;
   auto bar = [&](const char* label, const FactValue* v, const char* color) {
     if (!v) return;
     svg << "<text x='0' y='" << y + 13 << "' font-size='12'>" << label << "</text><rect x='120' y='" << y
-        << "' width='" << w(v) << "' height='16' fill='" << color << "'/><text x='" << 126 + w(v) << "' y='" << y + 13
-        << "' font-size='12'>" << FormatSize(v->integer) << "</text>";
+        << "' width='" << w(v) << "' height='16' fill='" << color << "'/><text x='" << 126 + w(v) << "' y='"
+        << y + 13 << "' font-size='12'>" << FormatSize(v->integer) << "</text>";
     y += 20;
   };
   bar(Fact(i, "capacity_bytes") ? "device memory" : "limit", whole, "#9ab");
@@ -81,13 +84,14 @@ std::string AllocationChart(const std::vector<const Allocation*>& shown) {
     auto shape = f.find("shape");
     std::string label = shape == f.end() ? "" : shape->second.text.substr(0, 40);
     int y = 4 + static_cast<int>(k) * 20;
-    svg << "<rect x='0' y='" << y << "' width='" << std::max(1.0, total - padded) << "' height='16' fill='#58a'/>";
+    svg << "<rect x='0' y='" << y << "' width='" << std::max(1.0, total - padded)
+        << "' height='16' fill='#58a'/>";
     if (padded > 0) {
       svg << "<rect x='" << total - padded << "' y='" << y << "' width='" << padded
           << "' height='16' fill='#c9dcee'><title>padding</title></rect>";
     }
-    svg << "<text x='" << total + 6 << "' y='" << y + 13 << "' font-size='12'>" << FormatSize(size->second.integer)
-        << " " << HtmlEscape(label) << "</text>";
+    svg << "<text x='" << total + 6 << "' y='" << y + 13 << "' font-size='12'>"
+        << FormatSize(size->second.integer) << " " << HtmlEscape(label) << "</text>";
   }
   svg << "</svg>";
   return svg.str();
@@ -101,7 +105,8 @@ std::string SeriesChart(const MemorySeries& s) {
   const double width = 600, height = 120;
   std::ostringstream svg;
   svg << "<svg xmlns='http://www.w3.org/2000/svg' width='720' height='" << height + 36
-      << "' role='img' aria-label='memory series'><polyline fill='none' stroke='#58a' stroke-width='2' points='";
+      << "' role='img' aria-label='memory series'><polyline fill='none' stroke='#58a' stroke-width='2' "
+         "points='";
   size_t n = s.points.size();
   for (size_t k = 0; k < n; ++k) {
     double x = n == 1 ? 0 : width * static_cast<double>(k) / static_cast<double>(n - 1);
@@ -111,12 +116,14 @@ std::string SeriesChart(const MemorySeries& s) {
   svg << "'/>";
   if (s.limit_bytes > 0) {
     double y = 16 + height * (1 - static_cast<double>(s.limit_bytes) / top);
-    svg << "<line x1='0' x2='" << width << "' y1='" << y << "' y2='" << y << "' stroke='#c33' stroke-dasharray='4'/>"
-        << "<text x='" << width + 6 << "' y='" << y + 4 << "' font-size='12'>limit " << FormatSize(s.limit_bytes) << "</text>";
+    svg << "<line x1='0' x2='" << width << "' y1='" << y << "' y2='" << y
+        << "' stroke='#c33' stroke-dasharray='4'/>"
+        << "<text x='" << width + 6 << "' y='" << y + 4 << "' font-size='12'>limit "
+        << FormatSize(s.limit_bytes) << "</text>";
   }
   svg << "<text x='0' y='" << height + 32 << "' font-size='12'>" << HtmlEscape(s.name) << ": "
-      << FormatSize(s.points.front().bytes) << " to " << FormatSize(s.points.back().bytes) << ", " << s.figures
-      << " figures, lines " << s.first.line << "-" << s.last.line << "</text></svg>";
+      << FormatSize(s.points.front().bytes) << " to " << FormatSize(s.points.back().bytes) << ", "
+      << s.figures << " figures, lines " << s.first.line << "-" << s.last.line << "</text></svg>";
   return svg.str();
 }
 
@@ -128,8 +135,8 @@ std::string GroupsTable(const Incident& i) {
   for (const auto& g : i.allocation_groups) {
     char share[16];
     std::snprintf(share, sizeof share, "%.0f%%", 100 * g.share);
-    out << "<tr><td>" << GroupByName(g.by) << "</td><td>" << HtmlEscape(g.key) << "</td><td>" << g.count << "</td><td>"
-        << FormatSize(g.bytes) << "</td><td>" << share << "</td></tr>";
+    out << "<tr><td>" << GroupByName(g.by) << "</td><td>" << HtmlEscape(g.key) << "</td><td>" << g.count
+        << "</td><td>" << FormatSize(g.bytes) << "</td><td>" << share << "</td></tr>";
   }
   out << "</table>";
   return out.str();
@@ -137,14 +144,18 @@ std::string GroupsTable(const Incident& i) {
 
 void RenderIncidentHtml(const Incident& i, size_t number, std::ostream& out) {
   const Diagnosis& d = i.diagnosis;
-  out << "<h2>[" << number << "] " << HtmlEscape((i.code.empty() ? "" : i.code + " ") + i.title) << " &middot; <span class='cause'>"
-      << HtmlEscape(d.best.cause) << "</span></h2>\n<p>" << HtmlEscape(d.summary) << "</p>\n";
-  if (i.consequence_of) out << "<p class='muted'>follows [" << i.consequence_of << "]: " << HtmlEscape(i.relation) << "</p>\n";
+  out << "<h2>[" << number << "] " << HtmlEscape((i.code.empty() ? "" : i.code + " ") + i.title)
+      << " &middot; <span class='cause'>" << HtmlEscape(d.best.cause) << "</span></h2>\n<p>"
+      << HtmlEscape(d.summary) << "</p>\n";
+  if (i.consequence_of)
+    out << "<p class='muted'>follows [" << i.consequence_of << "]: " << HtmlEscape(i.relation) << "</p>\n";
   out << MemoryBar(i) << "\n<table>\n";
-  out << "<tr><th>seen</th><td>" << i.occurrences << (i.occurrences == 1 ? " time" : " times") << ", first at " << HtmlEscape(i.first.input) << ":"
-      << i.first.line << "</td></tr>\n";
-  if (!i.partitions.empty()) out << "<tr><th>partitions</th><td>" << HtmlEscape(FormatIdSet(i.partitions)) << "</td></tr>\n";
-  if (!i.hosts.empty()) out << "<tr><th>hosts</th><td>" << HtmlEscape(FormatNameSet(i.hosts)) << "</td></tr>\n";
+  out << "<tr><th>seen</th><td>" << i.occurrences << (i.occurrences == 1 ? " time" : " times")
+      << ", first at " << HtmlEscape(i.first.input) << ":" << i.first.line << "</td></tr>\n";
+  if (!i.partitions.empty())
+    out << "<tr><th>partitions</th><td>" << HtmlEscape(FormatIdSet(i.partitions)) << "</td></tr>\n";
+  if (!i.hosts.empty())
+    out << "<tr><th>hosts</th><td>" << HtmlEscape(FormatNameSet(i.hosts)) << "</td></tr>\n";
   for (const auto& [name, value] : i.facts) {
     std::string shown = value.type == FactType::kSize ? FormatSize(value.integer) : value.text;
     out << "<tr><th>" << HtmlEscape(name) << "</th><td>" << HtmlEscape(shown) << "</td></tr>\n";
@@ -167,8 +178,9 @@ void RenderIncidentHtml(const Incident& i, size_t number, std::ostream& out) {
         if (it == f.end()) return std::string();
         return it->second.type == FactType::kSize ? FormatSize(it->second.integer) : it->second.text;
       };
-      out << "<tr><td>" << HtmlEscape(get("size_bytes")) << "</td><td>" << HtmlEscape(get("shape")) << "</td><td>"
-          << HtmlEscape(get("operator").empty() ? get("owner") : get("operator")) << "</td><td>" << HtmlEscape(get("padding_bytes")) << "</td></tr>";
+      out << "<tr><td>" << HtmlEscape(get("size_bytes")) << "</td><td>" << HtmlEscape(get("shape"))
+          << "</td><td>" << HtmlEscape(get("operator").empty() ? get("owner") : get("operator"))
+          << "</td><td>" << HtmlEscape(get("padding_bytes")) << "</td></tr>";
     }
     out << "</table>\n";
   }
@@ -180,12 +192,14 @@ void RenderIncidentHtml(const Incident& i, size_t number, std::ostream& out) {
   if (!d.fit.empty()) out << "<p><b>Would fit:</b> " << HtmlEscape(d.fit) << "</p>\n";
   if (!d.also_consider.empty()) {
     out << "<h3>Also consider</h3><ul class='muted'>";
-    for (const auto& c : d.also_consider) out << "<li>" << HtmlEscape(c.advice) << " (" << HtmlEscape(c.why) << ")</li>";
+    for (const auto& c : d.also_consider)
+      out << "<li>" << HtmlEscape(c.advice) << " (" << HtmlEscape(c.why) << ")</li>";
     out << "</ul>\n";
   }
   for (const auto& doc : d.docs) {
     bool web = doc.rfind("https://", 0) == 0 || doc.rfind("http://", 0) == 0;
-    out << "<p>" << (web ? "<a href='" + HtmlEscape(doc) + "'>" : "") << HtmlEscape(doc) << (web ? "</a>" : "") << "</p>\n";
+    out << "<p>" << (web ? "<a href='" + HtmlEscape(doc) + "'>" : "") << HtmlEscape(doc)
+        << (web ? "</a>" : "") << "</p>\n";
   }
   out << "<pre>";
   for (const auto& line : i.excerpt) out << HtmlEscape(line) << "\n";
@@ -216,7 +230,8 @@ void RenderHtml(const Report& report, std::ostream& out) {
   size_t n = report.incidents.size();
   std::string verdict = n == 0 ? "no OOM found" : std::to_string(n) + " OOM incident" + (n == 1 ? "" : "s");
   out << "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-      << "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"
+      << "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src "
+         "'unsafe-inline'; img-src data:\">"
       << "<title>oomlens: " << verdict << "</title><style>" << kStyle << "</style></head><body>\n"
       << "<h1>oomlens: " << verdict << "</h1>\n<p class='muted'>";
   for (const auto& in : report.inputs) out << HtmlEscape(in.name) << " (" << in.lines << " lines) ";

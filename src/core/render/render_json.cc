@@ -1,9 +1,9 @@
+#include "core/render/render_json.h"
+
 #include <algorithm>
 #include <cstdio>
-
 #include <nlohmann/json.hpp>
 
-#include "core/render/render_json.h"
 #include "core/model/hash.h"
 #include "oomlens/render.h"
 
@@ -71,12 +71,16 @@ ojson IncidentJson(const Incident& i) {
   ojson printed = PrintedJson(i.facts);
   ojson alternatives = ojson::array();
   for (const auto& a : d.alternatives) {
-    alternatives.push_back({{"cause", a.cause}, {"confidence", a.confidence}, {"rule", a.rule}, {"evidence", a.evidence}});
+    alternatives.push_back(
+        {{"cause", a.cause}, {"confidence", a.confidence}, {"rule", a.rule}, {"evidence", a.evidence}});
   }
   ojson outliers = ojson::array();
   for (const auto& o : i.outliers) {
-    outliers.push_back({{"input", o.where.input}, {"line", o.where.line}, {"who", o.who},
-                        {"differences", o.differences}, {"facts", FactsJson(o.values)},
+    outliers.push_back({{"input", o.where.input},
+                        {"line", o.where.line},
+                        {"who", o.who},
+                        {"differences", o.differences},
+                        {"facts", FactsJson(o.values)},
                         {"printed", PrintedJson(o.values)}});
   }
   ojson j;
@@ -86,7 +90,9 @@ ojson IncidentJson(const Incident& i) {
   j["match"] = i.match;
   j["occurrences"] = i.occurrences;
   j["seen"] = {{"inputs", i.seen.inputs},
-               {"first_time", i.seen.first_time}, {"last_time", i.seen.last_time}, {"days", i.seen.days},
+               {"first_time", i.seen.first_time},
+               {"last_time", i.seen.last_time},
+               {"days", i.seen.days},
                {"ranges", RangesJson(i.seen.ranges)}};
   j["first"] = {{"input", i.first.input}, {"line", i.first.line}, {"who", i.first_who}};
   j["replicas"] = i.replicas;
@@ -102,12 +108,18 @@ ojson IncidentJson(const Incident& i) {
   j["allocations"] = allocations;
   ojson groups = ojson::array();
   for (const auto& g : i.allocation_groups) {
-    groups.push_back({{"by", GroupByName(g.by)}, {"key", g.key}, {"count", g.count}, {"bytes", g.bytes}, {"share", g.share}});
+    groups.push_back({{"by", GroupByName(g.by)},
+                      {"key", g.key},
+                      {"count", g.count},
+                      {"bytes", g.bytes},
+                      {"share", g.share}});
   }
   j["allocation_groups"] = groups;
   j["series"] = SeriesJson(i.series);
-  j["history"] = {{"compiles", i.history.compiles}, {"first_compile_line", i.history.first_compile_line},
-                  {"steps", i.history.steps}, {"last_step_line", i.history.last_step_line}};
+  j["history"] = {{"compiles", i.history.compiles},
+                  {"first_compile_line", i.history.first_compile_line},
+                  {"steps", i.history.steps},
+                  {"last_step_line", i.history.last_step_line}};
   j["cause"] = d.best.cause;
   j["confidence"] = d.best.confidence;
   j["summary"] = d.summary;

@@ -3,9 +3,8 @@
 #ifndef OOMLENS_CORE_RENDER_RENDER_JSON_H_
 #define OOMLENS_CORE_RENDER_RENDER_JSON_H_
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "oomlens/report.h"
 

@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
-
 #include <nlohmann/json.hpp>
 
 #include "core/render/render_json.h"
@@ -71,7 +70,8 @@ void RenderSarif(const Report& report, std::ostream& out) {
              {{"artifactLocation", {{"uri", Uri(i.first.input)}}},
               {"region", {{"startLine", std::max<uint64_t>(1, i.first.line)}}}}}}}},
          {"partialFingerprints", {{"oomlens/v1", Fingerprint(i)}}},
-         {"properties", {{"kind", i.kind}, {"occurrences", i.occurrences}, {"confidence", d.best.confidence}}}});
+         {"properties",
+          {{"kind", i.kind}, {"occurrences", i.occurrences}, {"confidence", d.best.confidence}}}});
   }
   ojson doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
                {"version", "2.1.0"},
@@ -89,13 +89,15 @@ void RenderSarif(const Report& report, std::ostream& out) {
 void RenderGitlab(const Report& report, std::ostream& out) {
   ojson issues = ojson::array();
   for (const auto& i : report.incidents) {
-    std::string description = (i.code.empty() ? i.kind : i.code) + " " + i.diagnosis.best.cause + ": " +
-                              i.diagnosis.summary;
-    issues.push_back({{"description", description},
-                      {"check_name", i.diagnosis.best.rule.empty() ? i.diagnosis.best.cause : i.diagnosis.best.rule},
-                      {"fingerprint", Fingerprint(i)},
-                      {"severity", i.consequence_of == 0 ? "critical" : "major"},
-                      {"location", {{"path", Uri(i.first.input)}, {"lines", {{"begin", std::max<uint64_t>(1, i.first.line)}}}}}});
+    std::string description =
+        (i.code.empty() ? i.kind : i.code) + " " + i.diagnosis.best.cause + ": " + i.diagnosis.summary;
+    issues.push_back(
+        {{"description", description},
+         {"check_name", i.diagnosis.best.rule.empty() ? i.diagnosis.best.cause : i.diagnosis.best.rule},
+         {"fingerprint", Fingerprint(i)},
+         {"severity", i.consequence_of == 0 ? "critical" : "major"},
+         {"location",
+          {{"path", Uri(i.first.input)}, {"lines", {{"begin", std::max<uint64_t>(1, i.first.line)}}}}}});
   }
   out << Dump(issues, 2) << "\n";
 }

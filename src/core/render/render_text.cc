@@ -4,9 +4,9 @@
 #include <sstream>
 #include <vector>
 
-#include "core/model/from_chars.h"
 #include "core/analyze/allocation_summary.h"
 #include "core/model/fact_values.h"
+#include "core/model/from_chars.h"
 #include "oomlens/render.h"
 #include "oomlens/size.h"
 
@@ -14,10 +14,9 @@ namespace oomlens {
 namespace {
 
 // Facts shown on the "facts" line, in this order; others follow by name.
-const char* const kFactOrder[] = {
-    "program",        "memory_space",    "requested_bytes", "free_bytes",       "reserved_bytes",
-    "reservable_bytes", "largest_free_bytes", "used_bytes", "limit_bytes",      "capacity_bytes",
-    "exceeded_by_bytes"};
+const char* const kFactOrder[] = {"program",        "memory_space",     "requested_bytes",    "free_bytes",
+                                  "reserved_bytes", "reservable_bytes", "largest_free_bytes", "used_bytes",
+                                  "limit_bytes",    "capacity_bytes",   "exceeded_by_bytes"};
 
 class Style {
  public:
@@ -33,8 +32,6 @@ class Style {
   }
   bool color_;
 };
-
-
 
 std::string FactText(const FactValue& v) {
   if (v.type == FactType::kSize) return FormatSize(v.integer);
@@ -81,8 +78,8 @@ std::string WhereLine(const Incident& i) {
 std::string Verdict(const Report& report) {
   uint64_t lines = 0;
   for (const auto& in : report.inputs) lines += in.lines;
-  std::string inputs = report.inputs.size() == 1 ? report.inputs[0].name
-                                                  : std::to_string(report.inputs.size()) + " inputs";
+  std::string inputs =
+      report.inputs.size() == 1 ? report.inputs[0].name : std::to_string(report.inputs.size()) + " inputs";
   std::string read = " in " + Printable(inputs) + " (" + std::to_string(lines) + " lines)";
   size_t n = report.incidents.size();
   if (n == 0) return "oomlens: no OOM found" + read;
@@ -107,7 +104,8 @@ std::string AllocationLine(const Allocation& a, const Facts& facts) {
   }
   if (const FactValue* pid = Field(a, "pid")) parts.push_back("pid " + pid->text);
   for (const char* name : {"owner", "shape", "op_type", "operator"}) {
-    if (const FactValue* v = Field(a, name)) parts.push_back(v->text.size() > 80 ? v->text.substr(0, 77) + "..." : v->text);
+    if (const FactValue* v = Field(a, name))
+      parts.push_back(v->text.size() > 80 ? v->text.substr(0, 77) + "..." : v->text);
   }
   if (const FactValue* file = Field(a, "source_file")) {
     const FactValue* line = Field(a, "source_line");
@@ -118,7 +116,8 @@ std::string AllocationLine(const Allocation& a, const Facts& facts) {
     parts.push_back("padding " + FormatSize(pad->integer) + (x ? " (" + x->text + "x)" : ""));
   }
   if (const FactValue* type = Field(a, "type")) parts.push_back(type->text);
-  if (Field(a, "state") && AllocationState(a) != std::string("allocated")) parts.push_back(AllocationState(a));
+  if (Field(a, "state") && AllocationState(a) != std::string("allocated"))
+    parts.push_back(AllocationState(a));
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : "  ") + p;
   return Printable(out);
@@ -160,21 +159,26 @@ std::string AllocationsHead(const Incident& i) {
 // One line per kind of group: the three largest owners, labels, identical buffers.
 void RenderGroups(const Incident& i, const Style& style, std::ostream& out) {
   const size_t kShown = 3;
-  for (auto by : {AllocationGroup::By::kOwner, AllocationGroup::By::kLabel, AllocationGroup::By::kIdentical}) {
+  for (auto by :
+       {AllocationGroup::By::kOwner, AllocationGroup::By::kLabel, AllocationGroup::By::kIdentical}) {
     std::vector<std::string> parts;
     size_t total = 0;
     for (const auto& g : i.allocation_groups) {
       if (g.by != by || ++total > kShown) continue;
       std::string key = g.key.size() > 60 ? g.key.substr(0, 57) + "..." : g.key;
       if (by == AllocationGroup::By::kIdentical) {
-        parts.push_back(std::to_string(g.count) + " x " + key + " = " + FormatSize(g.bytes) + " (" + Pct(g.share) + " of listed)");
+        parts.push_back(std::to_string(g.count) + " x " + key + " = " + FormatSize(g.bytes) + " (" +
+                        Pct(g.share) + " of listed)");
       } else {
-        parts.push_back(key + " " + FormatSize(g.bytes) + " (" + Pct(g.share) + ", " + std::to_string(g.count) + ")");
+        parts.push_back(key + " " + FormatSize(g.bytes) + " (" + Pct(g.share) + ", " +
+                        std::to_string(g.count) + ")");
       }
     }
     if (parts.empty()) continue;
-    if (total > kShown) parts.push_back(total < kGroupsKept ? std::to_string(total - kShown) + " more" : "more");
-    std::string label = by == AllocationGroup::By::kIdentical ? "identical " : std::string(GroupByName(by)) + "s    ";
+    if (total > kShown)
+      parts.push_back(total < kGroupsKept ? std::to_string(total - kShown) + " more" : "more");
+    std::string label =
+        by == AllocationGroup::By::kIdentical ? "identical " : std::string(GroupByName(by)) + "s    ";
     std::string line;
     for (const auto& p : parts) line += (line.empty() ? "" : " · ") + p;
     out << "      " << style.Dim(label) << Printable(line) << "\n";
@@ -189,13 +193,15 @@ void RenderAllocations(const Incident& i, const Style& style, std::ostream& out)
   size_t k = 0;
   for (const Allocation* a : ListingOrder(i.allocations, kShown)) {
     const FactValue* rank = Field(*a, "rank");
-    out << "      " << (rank ? rank->text : std::to_string(++k)) << ". " << AllocationLine(*a, i.facts) << "\n";
+    out << "      " << (rank ? rank->text : std::to_string(++k)) << ". " << AllocationLine(*a, i.facts)
+        << "\n";
   }
   uint64_t listed = Listed(i), shown = std::min<uint64_t>(kShown, i.allocations.size());
   if (listed > shown) {
     out << "      ... " << listed - shown << " more ("
-        << (listed == i.allocations.size() ? std::string("see --format json")
-                                           : "the JSON report keeps the largest " + std::to_string(i.allocations.size()))
+        << (listed == i.allocations.size()
+                ? std::string("see --format json")
+                : "the JSON report keeps the largest " + std::to_string(i.allocations.size()))
         << ")\n";
   }
 }
@@ -213,7 +219,8 @@ std::string Sparkline(const std::vector<SeriesPoint>& points, size_t width) {
   size_t n = std::min(points.size(), width);
   for (size_t k = 0; k < n; ++k) {
     int64_t v = points[k * points.size() / n].bytes;
-    double span = std::max(static_cast<double>(hi - lo), 0.05 * static_cast<double>(hi));  // small wiggles stay flat
+    double span =
+        std::max(static_cast<double>(hi - lo), 0.05 * static_cast<double>(hi));  // small wiggles stay flat
     size_t bar = span <= 0 ? 0 : static_cast<size_t>(7.0 * static_cast<double>(v - lo) / span + 0.5);
     out += kBars[bar];
   }
@@ -223,9 +230,9 @@ std::string Sparkline(const std::vector<SeriesPoint>& points, size_t width) {
 // "memory used: 6.59G -> 12.58G over 10 figures ▁▂▃▄▅▆▇ (lines 8-17)"
 std::string SeriesLine(const MemorySeries& s) {
   if (s.figures == 0 || s.points.empty()) return "";
-  std::string out = s.name + (s.key.empty() ? "" : " on " + s.key) + ": " + FormatSize(s.points.front().bytes) +
-                    " -> " + FormatSize(s.points.back().bytes) + " over " + std::to_string(s.figures) + " figures " +
-                    Sparkline(s.points, 32);
+  std::string out = s.name + (s.key.empty() ? "" : " on " + s.key) + ": " +
+                    FormatSize(s.points.front().bytes) + " -> " + FormatSize(s.points.back().bytes) +
+                    " over " + std::to_string(s.figures) + " figures " + Sparkline(s.points, 32);
   if (s.limit_bytes > 0) out += " (limit " + FormatSize(s.limit_bytes) + ")";
   out += " lines " + std::to_string(s.first.line) + "-" + std::to_string(s.last.line);
   return Printable(out);
@@ -236,7 +243,8 @@ void RenderIncident(const Incident& i, size_t number, const Style& style, const 
   const Diagnosis& d = i.diagnosis;
   char confidence[16];
   std::snprintf(confidence, sizeof confidence, "%.2f", d.best.confidence);
-  std::string head = Printable("[" + std::to_string(number) + "] " + (i.code.empty() ? "" : i.code + " ") + i.title);
+  std::string head =
+      Printable("[" + std::to_string(number) + "] " + (i.code.empty() ? "" : i.code + " ") + i.title);
   out << style.Bold(head) << " · " << style.Red(d.best.cause) << " (confidence " << confidence << ")\n";
   out << "    " << Printable(d.summary) << "\n";
   auto row = [&](const char* label, const std::string& value) {
@@ -248,7 +256,8 @@ void RenderIncident(const Incident& i, size_t number, const Style& style, const 
   if (i.match < 1) {
     char c[16];
     std::snprintf(c, sizeof c, "%.2f", i.match);
-    row("matched   ", std::string("by structure, not a known wording (confidence ") + c + "): the figures it shows are read");
+    row("matched   ", std::string("by structure, not a known wording (confidence ") + c +
+                          "): the figures it shows are read");
   }
   row("where     ", WhereLine(i));
   if (i.consequence_of != 0) row("follows   ", "[" + std::to_string(i.consequence_of) + "]: " + i.relation);
@@ -267,7 +276,8 @@ void RenderIncident(const Incident& i, size_t number, const Style& style, const 
   }
   if (!d.fit.empty()) row("would fit ", d.fit);
   if (!d.also_consider.empty()) out << "    " << style.Dim("also consider") << "\n";
-  for (const auto& c : d.also_consider) out << "      - " << Printable(c.advice) << " (" << Printable(c.why) << ")\n";
+  for (const auto& c : d.also_consider)
+    out << "      - " << Printable(c.advice) << " (" << Printable(c.why) << ")\n";
   for (const auto& doc : d.docs) row("docs      ", doc);
   for (const auto& a : d.alternatives) {
     char c[16];
@@ -318,7 +328,8 @@ std::string FormatNameSet(const std::set<std::string>& names) {
     size_t digits = n.size();
     while (digits > 0 && std::isdigit(static_cast<unsigned char>(n[digits - 1]))) --digits;
     if (digits < n.size() && n.size() - digits <= 9 && (n.size() - digits == 1 || n[digits] != '0')) {
-      numbered[n.substr(0, digits)].insert(ParseInt64(std::string_view(n).substr(digits)).value_or(0));  // <= 9 digits
+      numbered[n.substr(0, digits)].insert(
+          ParseInt64(std::string_view(n).substr(digits)).value_or(0));  // <= 9 digits
     } else {
       others.push_back(n);
     }

@@ -4,12 +4,11 @@
 #ifndef OOMLENS_CORE_RULES_DOC_LOADER_H_
 #define OOMLENS_CORE_RULES_DOC_LOADER_H_
 
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/rules/json_locator.h"
 #include "core/rules/rule_data.h"
@@ -37,17 +36,16 @@ class DocLoader {
   bool String(const json& obj, const std::string& key, const std::string& ptr, bool required,
               std::string* out);
   /// An optional true/false; help says what true means.
-  bool Bool(const json& obj, const std::string& key, const std::string& ptr, const std::string& help, bool* out);
+  bool Bool(const json& obj, const std::string& key, const std::string& ptr, const std::string& help,
+            bool* out);
   /// An optional whole number from lo to hi.
   bool Int(const json& obj, const std::string& key, const std::string& ptr, int lo, int hi, int* out);
   bool StringList(const json& obj, const std::string& key, const std::string& ptr,
                   std::vector<std::string>* out);
-  std::shared_ptr<RE2> Regex(const json& obj, const std::string& key, const std::string& ptr,
-                             bool required);
+  std::shared_ptr<RE2> Regex(const json& obj, const std::string& key, const std::string& ptr, bool required);
   std::shared_ptr<Expr> Expression(const std::string& src, const std::string& ptr, bool condition);
   bool AdviceParts(const json& item, const std::string& ptr, TemplateLine* line);
-  bool Lines(const json& obj, const std::string& key, const std::string& ptr,
-             std::vector<TemplateLine>* out);
+  bool Lines(const json& obj, const std::string& key, const std::string& ptr, std::vector<TemplateLine>* out);
   void Samples(const json& obj, const std::string& ptr, std::vector<Sample>* out);
   bool LoadSignature(const json& j, const std::string& ptr, Signature* sig);
   bool FactPatterns(const json& obj, const std::string& key, const std::string& ptr, bool fields,

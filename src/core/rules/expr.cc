@@ -22,8 +22,8 @@ struct FunctionSpec {
 };
 
 constexpr FunctionSpec kFunctions[] = {
-    {"min", Function::kMin, 2, false},   {"max", Function::kMax, 2, false},
-    {"abs", Function::kAbs, 1, false},   {"ceil", Function::kCeil, 1, false},
+    {"min", Function::kMin, 2, false},     {"max", Function::kMax, 2, false},
+    {"abs", Function::kAbs, 1, false},     {"ceil", Function::kCeil, 1, false},
     {"floor", Function::kFloor, 1, false}, {"sqrt", Function::kSqrt, 1, true},
 };
 
@@ -82,14 +82,21 @@ bool Numeric(Unit u) { return u == Unit::kBytes || u == Unit::kNumber || u == Un
 
 // Unifies the units of two operands that must agree; kAny adapts.
 bool Unify(Unit a, Unit b, Unit* out) {
-  if (a == Unit::kAny) { *out = b; return Numeric(b); }
-  if (b == Unit::kAny) { *out = a; return Numeric(a); }
+  if (a == Unit::kAny) {
+    *out = b;
+    return Numeric(b);
+  }
+  if (b == Unit::kAny) {
+    *out = a;
+    return Numeric(a);
+  }
   *out = a;
   return a == b && Numeric(a);
 }
 
 constexpr int kMaxDepth = 64;  // nesting of parentheses, not and unary minus
-constexpr int kMaxHeight = 256;  // of the tree, however built (a chain of 50,000 '+' is as deep as it is long)
+constexpr int kMaxHeight =
+    256;  // of the tree, however built (a chain of 50,000 '+' is as deep as it is long)
 
 class Parser {
  public:
@@ -239,7 +246,8 @@ class Parser {
           return nullptr;
         }
         unit = (a == Unit::kBytes || b == Unit::kBytes) ? Unit::kBytes
-               : (a == Unit::kAny && b == Unit::kAny) ? Unit::kAny : Unit::kNumber;
+               : (a == Unit::kAny && b == Unit::kAny)   ? Unit::kAny
+                                                        : Unit::kNumber;
       } else {
         if (b == Unit::kBytes && a != Unit::kBytes) {
           Fail("cannot divide a number by a size");
@@ -426,8 +434,8 @@ Value Arith(const Node& n, const Value& a, const Value& b) {
   } else {
     if (b.number == 0) return Absent(n.unit);
     r.number = a.number / b.number;
-    r.tolerance = (std::fabs(a.number) * b.tolerance + std::fabs(b.number) * a.tolerance) /
-                  (b.number * b.number);
+    r.tolerance =
+        (std::fabs(a.number) * b.tolerance + std::fabs(b.number) * a.tolerance) / (b.number * b.number);
   }
   if (!std::isfinite(r.number)) return Absent(n.unit);
   return r;
@@ -469,7 +477,8 @@ Value Eval(const Node& n, const FactLookup& facts) {
       if (!f) return Absent(n.unit);
       Value v{true, n.unit, f->type == FactType::kRatio ? f->number : static_cast<double>(f->integer),
               f->tolerance, f->text};
-      if (f->type == FactType::kSize || f->type == FactType::kCount) v.number = static_cast<double>(f->integer);
+      if (f->type == FactType::kSize || f->type == FactType::kCount)
+        v.number = static_cast<double>(f->integer);
       return v;
     }
     case Node::Op::kHas: return Bool(facts(n.name) != nullptr);
@@ -505,7 +514,9 @@ Value Eval(const Node& n, const FactLookup& facts) {
 
 }  // namespace
 
-bool Expr::Computes() const { return root_->op != ExprNode::Op::kFact && root_->op != ExprNode::Op::kLiteral; }
+bool Expr::Computes() const {
+  return root_->op != ExprNode::Op::kFact && root_->op != ExprNode::Op::kLiteral;
+}
 
 Expr::Expr(std::string source, std::unique_ptr<ExprNode> root)
     : source_(std::move(source)), root_(std::move(root)) {}

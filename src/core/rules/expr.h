@@ -52,8 +52,7 @@ class Expr {
  public:
   /// Parses src. On failure returns nullptr and sets *error and *error_offset
   /// (byte offset into src).
-  static std::unique_ptr<Expr> Parse(std::string_view src, std::string* error,
-                                     size_t* error_offset);
+  static std::unique_ptr<Expr> Parse(std::string_view src, std::string* error, size_t* error_offset);
   ~Expr();
 
   Value Evaluate(const FactLookup& facts) const;

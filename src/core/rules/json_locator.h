@@ -5,9 +5,9 @@
 
 #include <cstddef>
 #include <map>
-#include <vector>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace oomlens {
 

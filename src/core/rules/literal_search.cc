@@ -106,7 +106,8 @@ class FingerprintChooser {
       unsigned char c = static_cast<unsigned char>(literals_[literal][offset + j]);
       product *= weight_[j] + (users_[j][c] > 0 ? 0 : ByteWeight(c));
     }
-    std::string_view fingerprint = std::string_view(literals_[literal]).substr(offset, static_cast<size_t>(k_));
+    std::string_view fingerprint =
+        std::string_view(literals_[literal]).substr(offset, static_cast<size_t>(k_));
     return kCandidateCost * product + kVerifyCost * FingerprintWeight(fingerprint);
   }
   size_t Best(size_t literal) const {
@@ -127,7 +128,7 @@ class FingerprintChooser {
   const std::vector<std::string>& literals_;
   int k_;
   std::array<std::array<int, 256>, kMaxK> users_{};  // literals whose fingerprint has the byte there
-  std::array<double, kMaxK> weight_{};                // of the bytes with users, per place
+  std::array<double, kMaxK> weight_{};               // of the bytes with users, per place
 };
 
 }  // namespace
@@ -153,8 +154,8 @@ __attribute__((target("avx2"))) size_t NextWindowAvx2(const uint8_t (*low_nibble
                                                       size_t from, size_t last, uint32_t* mask) {
   const __m256i nibble = _mm256_set1_epi8(0x0f);
   const __m256i zero = _mm256_setzero_si256();
-  const __m256i high_bit = _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16,
-                                            32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m256i high_bit = _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8,
+                                            16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
   __m256i tables[K];
   for (int j = 0; j < K; ++j)
     tables[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(low_nibble[j])));
@@ -182,7 +183,8 @@ __attribute__((target("avx2"))) size_t NextWindowAvx2(const uint8_t (*low_nibble
 
 LiteralSearch::~LiteralSearch() = default;
 
-std::unique_ptr<LiteralSearch> LiteralSearch::Build(const std::vector<std::string>& literals, FirstPass first_pass) {
+std::unique_ptr<LiteralSearch> LiteralSearch::Build(const std::vector<std::string>& literals,
+                                                    FirstPass first_pass) {
   if (literals.empty()) return nullptr;
   size_t shortest = std::numeric_limits<size_t>::max();
   for (const auto& literal : literals) {
@@ -228,7 +230,8 @@ bool LiteralSearch::Verify(std::string_view text, size_t pos, OnMatch& on_match)
     if (entry.key != key || pos < entry.offset) continue;
     size_t start = pos - entry.offset;
     const std::string& literal = literals_[entry.literal];
-    if (start + literal.size() > text.size() || std::memcmp(text.data() + start, literal.data(), literal.size()) != 0)
+    if (start + literal.size() > text.size() ||
+        std::memcmp(text.data() + start, literal.data(), literal.size()) != 0)
       continue;
     if (!on_match(entry.literal, start)) return false;
   }
@@ -248,7 +251,8 @@ bool LiteralSearch::Scan(std::string_view text, OnMatch on_match) const {
     const auto* low = reinterpret_cast<const uint8_t(*)[16]>(tables_->low_nibble.data());
     while (pos <= last) {
       uint32_t mask = 0;
-      pos = k == 4 ? NextWindowAvx2<4>(low, p, pos, last, &mask) : NextWindowAvx2<3>(low, p, pos, last, &mask);
+      pos =
+          k == 4 ? NextWindowAvx2<4>(low, p, pos, last, &mask) : NextWindowAvx2<3>(low, p, pos, last, &mask);
       if (mask == 0) break;
       for (; mask != 0; mask &= mask - 1) {
         if (!Verify(text, pos + static_cast<size_t>(__builtin_ctz(mask)), on_match)) return false;

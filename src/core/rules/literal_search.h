@@ -62,8 +62,8 @@ class LiteralSearch {
 
   std::vector<std::string> literals_;
   int k_ = 0;
-  std::vector<Entry> entries_;           // grouped by hash bucket
-  std::vector<uint32_t> bucket_start_;   // kBuckets + 1 offsets into entries_
+  std::vector<Entry> entries_;          // grouped by hash bucket
+  std::vector<uint32_t> bucket_start_;  // kBuckets + 1 offsets into entries_
   std::unique_ptr<Tables> tables_;
 };
 

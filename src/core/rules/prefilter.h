@@ -7,13 +7,13 @@
 #ifndef OOMLENS_CORE_RULES_PREFILTER_H_
 #define OOMLENS_CORE_RULES_PREFILTER_H_
 
+#include <re2/re2.h>
+#include <re2/set.h>
+
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <re2/re2.h>
-#include <re2/set.h>
 
 #include "core/rules/literal_search.h"
 

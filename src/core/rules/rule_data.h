@@ -4,11 +4,10 @@
 
 #include <map>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "core/rules/expr.h"
 #include "core/rules/prefilter.h"
@@ -31,7 +30,7 @@ struct FactGroup {
   int index = 0;
   const FactInfo* info = nullptr;
   bool decimal = false;
-  std::string unit;  // appended to a bare number before it is read as a size
+  std::string unit;            // appended to a bare number before it is read as a size
   int64_t bytes_per_unit = 1;  // a bare count of words: bytes each
   /// The signature's "values" for this fact: printed text -> the value written.
   std::shared_ptr<const std::map<std::string, std::string>> values;
@@ -56,7 +55,7 @@ struct ItemSpec {
 /// A sample carried by a signature or a rule, with where it was written.
 struct Sample {
   std::shared_ptr<const nlohmann::json> json;  // as written; only the checker reads it
-  std::string where;  // file:line:col
+  std::string where;                           // file:line:col
 };
 
 /// Every match of a pattern (one capturing group, a size or number) in the
@@ -78,26 +77,26 @@ struct KindRefinement {
 struct Signature {
   std::string id, kind, code, title, file, where, description;
   int priority = 0;
-  std::vector<std::string> literals;         // prefilter: a start line holds one
-  std::vector<int> literal_indices;          // the same, as positions in RuleData::literals
-  std::shared_ptr<re2::RE2> start;           // opens a message
+  std::vector<std::string> literals;                  // prefilter: a start line holds one
+  std::vector<int> literal_indices;                   // the same, as positions in RuleData::literals
+  std::shared_ptr<re2::RE2> start;                    // opens a message
   std::shared_ptr<const SimplePattern> start_simple;  // start without RE2, when it can be
-  std::shared_ptr<re2::RE2> complete;        // the core message is all there
-  std::shared_ptr<re2::RE2> follow;          // lines that may follow a complete message
+  std::shared_ptr<re2::RE2> complete;                 // the core message is all there
+  std::shared_ptr<re2::RE2> follow;                   // lines that may follow a complete message
   std::vector<FactPattern> facts;
-  std::vector<std::string> require;          // facts without which there is no event
-  std::shared_ptr<ItemSpec> items;           // an allocation listing, may be null
-  std::vector<std::string> annotates;        // not an incident: facts go to the next event of these kinds
-  std::vector<std::string> after;            // a listing right after an event of these kinds: joins it
-  bool series = false;                       // a memory figure: collected into series, no incident
-  bool fragment = false;                     // one sentence of a message: continues an open one of its kind
-  double match = 1;                          // how sure a match is that this family failed (structural: lower)
-  std::string activity;                      // "compile" (facts: program) or "step": progress, no incident
+  std::vector<std::string> require;    // facts without which there is no event
+  std::shared_ptr<ItemSpec> items;     // an allocation listing, may be null
+  std::vector<std::string> annotates;  // not an incident: facts go to the next event of these kinds
+  std::vector<std::string> after;      // a listing right after an event of these kinds: joins it
+  bool series = false;                 // a memory figure: collected into series, no incident
+  bool fragment = false;               // one sentence of a message: continues an open one of its kind
+  double match = 1;                    // how sure a match is that this family failed (structural: lower)
+  std::string activity;                // "compile" (facts: program) or "step": progress, no incident
   std::vector<Aggregate> aggregates;
-  std::shared_ptr<re2::RE2> reject;          // a message matching this is a known non-failure
+  std::shared_ptr<re2::RE2> reject;  // a message matching this is a known non-failure
   std::vector<KindRefinement> kind_when;
-  int max_wrap = 4;                          // lines joined before completion
-  int max_lines = 40;                        // lines in one message at most
+  int max_wrap = 4;    // lines joined before completion
+  int max_lines = 40;  // lines in one message at most
   std::vector<Sample> samples;
 };
 
@@ -107,10 +106,10 @@ struct Signature {
 struct TemplateLine {
   std::shared_ptr<Expr> when;  // may be null
   std::shared_ptr<Template> text;
-  std::string source;          // the template as written (for `oomlens explain`)
-  std::shared_ptr<Expr> rank;        // advice: a number, higher first; null: 0
-  std::shared_ptr<Template> basis;   // advice: what its computed figures rest on; may be null
-  std::shared_ptr<Template> why_not; // advice: shown under "also consider" when `when` fails; may be null
+  std::string source;                 // the template as written (for `oomlens explain`)
+  std::shared_ptr<Expr> rank;         // advice: a number, higher first; null: 0
+  std::shared_ptr<Template> basis;    // advice: what its computed figures rest on; may be null
+  std::shared_ptr<Template> why_not;  // advice: shown under "also consider" when `when` fails; may be null
   std::string rank_source, basis_source, why_not_source;
 };
 
@@ -131,7 +130,7 @@ struct CauseRule {
 struct RuleData {
   std::vector<Signature> signatures;  // highest priority first, then load order
   std::vector<CauseRule> causes;
-  std::vector<std::string> literals;  // union of all signatures' literals
+  std::vector<std::string> literals;           // union of all signatures' literals
   std::shared_ptr<const Prefilter> prefilter;  // built from literals after every load
 };
 

@@ -1,6 +1,7 @@
 // Loads rule documents (rules/*.json) into RuleData, reporting every problem
 // with file:line:col, what is wrong and how to fix it.
 #include <dirent.h>
+#include <re2/re2.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -10,8 +11,6 @@
 #include <sstream>
 #include <tuple>
 #include <utility>
-
-#include <re2/re2.h>
 
 #include "core/model/hash.h"
 #include "core/model/json_depth.h"
@@ -26,9 +25,9 @@ namespace {
 constexpr off_t kMaxRuleFileBytes = 16 << 20;  // the built-in rules are under 100 KiB each
 
 const std::set<std::string> kTopKeys = {"$schema", "version", "description", "signatures", "causes"};
-const std::set<std::string> kCauseKeys = {"id", "cause", "kinds", "when", "confidence", "fallback",
-                                          "summary", "evidence", "advice", "fit", "docs", "samples",
-                                          "description", "note"};
+const std::set<std::string> kCauseKeys = {"id",       "cause",   "kinds",       "when",   "confidence",
+                                          "fallback", "summary", "evidence",    "advice", "fit",
+                                          "docs",     "samples", "description", "note"};
 const std::set<std::string> kLineKeys = {"when", "text"};
 const std::set<std::string> kAdviceKeys = {"when", "text", "rank", "basis", "why_not"};
 
@@ -87,8 +86,7 @@ const json* DocLoader::List(const json& obj, const std::string& key, const std::
   return &*it;
 }
 
-bool DocLoader::CheckKeys(const json& obj, const std::set<std::string>& allowed,
-                          const std::string& ptr) {
+bool DocLoader::CheckKeys(const json& obj, const std::set<std::string>& allowed, const std::string& ptr) {
   if (!obj.is_object()) {
     Error(ptr, "expected an object", "write { ... }");
     return false;
@@ -103,8 +101,8 @@ bool DocLoader::CheckKeys(const json& obj, const std::set<std::string>& allowed,
   return ok;
 }
 
-bool DocLoader::String(const json& obj, const std::string& key, const std::string& ptr,
-                       bool required, std::string* out) {
+bool DocLoader::String(const json& obj, const std::string& key, const std::string& ptr, bool required,
+                       std::string* out) {
   auto it = obj.find(key);
   if (it == obj.end()) {
     if (required) Error(ptr, "missing required key '" + key + "'", "add \"" + key + "\": \"...\"");
@@ -130,12 +128,14 @@ bool DocLoader::Bool(const json& obj, const std::string& key, const std::string&
   return true;
 }
 
-bool DocLoader::Int(const json& obj, const std::string& key, const std::string& ptr, int lo, int hi, int* out) {
+bool DocLoader::Int(const json& obj, const std::string& key, const std::string& ptr, int lo, int hi,
+                    int* out) {
   auto it = obj.find(key);
   if (it == obj.end()) return true;
   if (!it->is_number_integer() || it->get<int64_t>() < lo || it->get<int64_t>() > hi) {
-    Error(ptr + "/" + key, "'" + key + "' must be a whole number from " + std::to_string(lo) + " to " +
-                               std::to_string(hi), "e.g. 4");
+    Error(ptr + "/" + key,
+          "'" + key + "' must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi),
+          "e.g. 4");
     return false;
   }
   *out = it->get<int>();
@@ -156,8 +156,8 @@ bool DocLoader::StringList(const json& obj, const std::string& key, const std::s
   return true;
 }
 
-std::shared_ptr<RE2> DocLoader::Regex(const json& obj, const std::string& key,
-                                      const std::string& ptr, bool required) {
+std::shared_ptr<RE2> DocLoader::Regex(const json& obj, const std::string& key, const std::string& ptr,
+                                      bool required) {
   std::string src;
   if (!String(obj, key, ptr, required, &src) || src.empty()) return nullptr;
   std::string error;
@@ -166,13 +166,14 @@ std::shared_ptr<RE2> DocLoader::Regex(const json& obj, const std::string& key,
   return re;
 }
 
-std::shared_ptr<Expr> DocLoader::Expression(const std::string& src, const std::string& ptr,
-                                            bool condition) {
+std::shared_ptr<Expr> DocLoader::Expression(const std::string& src, const std::string& ptr, bool condition) {
   std::string error;
   size_t offset = 0;
   std::shared_ptr<Expr> expr = Expr::Parse(src, &error, &offset);
   if (!expr) {
-    Error(ptr, "bad expression at column " + std::to_string(offset + 1) + " of " + Quoted(src, offset) + ": " + error,
+    Error(ptr,
+          "bad expression at column " + std::to_string(offset + 1) + " of " + Quoted(src, offset) + ": " +
+              error,
           "see docs/rules.md, 'Expressions'");
     return nullptr;
   }
@@ -221,7 +222,8 @@ bool DocLoader::Lines(const json& obj, const std::string& key, const std::string
 
 // An advice line's rank (a number), basis and why_not (templates), when given.
 bool DocLoader::AdviceParts(const json& item, const std::string& ptr, TemplateLine* line) {
-  if (!String(item, "rank", ptr, false, &line->rank_source) || !String(item, "basis", ptr, false, &line->basis_source) ||
+  if (!String(item, "rank", ptr, false, &line->rank_source) ||
+      !String(item, "basis", ptr, false, &line->basis_source) ||
       !String(item, "why_not", ptr, false, &line->why_not_source)) {
     return false;
   }
@@ -229,7 +231,8 @@ bool DocLoader::AdviceParts(const json& item, const std::string& ptr, TemplateLi
     line->rank = Expression(line->rank_source, ptr + "/rank", false);
     if (!line->rank) return false;
     if (line->rank->unit() != Unit::kNumber && line->rank->unit() != Unit::kAny) {  // kAny: a plain literal
-      Error(ptr + "/rank", "'" + line->rank_source + "' is not a number", "rank with a number, e.g. 2 or "
+      Error(ptr + "/rank", "'" + line->rank_source + "' is not a number",
+            "rank with a number, e.g. 2 or "
             "requested_bytes / free_bytes; higher ranks come first");
       return false;
     }
@@ -413,8 +416,8 @@ bool RuleSet::LoadDirectory(const std::string& dir, std::vector<Problem>* proble
     std::stringstream buffer;
     buffer << in.rdbuf();
     if (!in) {
-      problems->push_back(Problem{Problem::Severity::kError, path, "cannot read the file",
-                                  "check its permissions"});
+      problems->push_back(
+          Problem{Problem::Severity::kError, path, "cannot read the file", "check its permissions"});
       ok = false;
       continue;
     }
@@ -426,7 +429,9 @@ bool RuleSet::LoadDirectory(const std::string& dir, std::vector<Problem>* proble
 
 std::vector<std::string> RuleSet::Literals() const { return data_->literals; }
 
-const char* RuleTypeName(RuleEntry::Type type) { return type == RuleEntry::Type::kSignature ? "signature" : "cause"; }
+const char* RuleTypeName(RuleEntry::Type type) {
+  return type == RuleEntry::Type::kSignature ? "signature" : "cause";
+}
 
 const RuleData& RuleDataOf(const RuleSet& rules) { return *rules.data_; }
 

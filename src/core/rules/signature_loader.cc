@@ -1,8 +1,8 @@
 // Loads the "signatures" entries of rule documents: patterns, listings,
 // aggregates, refinements (see docs/rules.md).
-#include <algorithm>
-
 #include <re2/re2.h>
+
+#include <algorithm>
 
 #include "core/rules/doc_loader.h"
 #include "core/rules/signature_patterns.h"
@@ -11,10 +11,10 @@ namespace oomlens {
 namespace {
 
 const std::set<std::string> kSignatureKeys = {
-    "id",      "kind",      "code",     "title",      "description", "priority",  "literals",
-    "start",   "complete",  "follow",   "facts",      "require",     "max_wrap",  "max_lines",
-    "samples", "items",     "annotates", "aggregates", "reject",     "kind_when", "after", "series",
-    "activity", "fragment", "match", "values"};
+    "id",      "kind",     "code",      "title",      "description", "priority",  "literals",
+    "start",   "complete", "follow",    "facts",      "require",     "max_wrap",  "max_lines",
+    "samples", "items",    "annotates", "aggregates", "reject",      "kind_when", "after",
+    "series",  "activity", "fragment",  "match",      "values"};
 const std::set<std::string> kAggregateKeys = {"pattern", "sum", "max", "count"};
 const std::set<std::string> kKindWhenKeys = {"pattern", "kind"};
 const std::set<std::string> kItemKeys = {"start", "each", "fields", "max_items"};
@@ -32,7 +32,8 @@ void ReadUnitSuffix(std::string* name, FactGroup* group) {
                    {"__gb", true, "G", 1},     {"__mb", true, "M", 1},   {"__words", false, "", 4}};
   for (const auto& s : kSuffixes) {
     std::string suffix = s.suffix;
-    if (name->size() <= suffix.size() || name->compare(name->size() - suffix.size(), suffix.size(), suffix) != 0)
+    if (name->size() <= suffix.size() ||
+        name->compare(name->size() - suffix.size(), suffix.size(), suffix) != 0)
       continue;
     name->resize(name->size() - suffix.size());
     group->decimal = s.decimal;
@@ -63,8 +64,8 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
     Error(ptr + "/activity", "'activity' must be \"compile\" or \"step\"",
           "compile: a line naming a program being compiled (fact program); step: a completed step");
   }
-  Bool(j, "fragment", ptr, "true: a sentence of a larger message, which continues an open message of its kind",
-       &sig->fragment);
+  Bool(j, "fragment", ptr,
+       "true: a sentence of a larger message, which continues an open message of its kind", &sig->fragment);
   Bool(j, "series", ptr, "true: each match is one memory figure of a series", &sig->series);
   if (!sig->after.empty() && !sig->annotates.empty()) {
     Error(ptr + "/after", "a signature cannot both follow ('after') and precede ('annotates') events",
@@ -76,11 +77,14 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
   }
   Int(j, "priority", ptr, 0, 1000, &sig->priority);
   Int(j, "max_wrap", ptr, 0, 1000, &sig->max_wrap);
-  if (Int(j, "max_lines", ptr, 0, 1000000, &sig->max_lines)) sig->max_lines = std::max(1, sig->max_lines);  // long dumps
+  if (Int(j, "max_lines", ptr, 0, 1000000, &sig->max_lines))
+    sig->max_lines = std::max(1, sig->max_lines);  // long dumps
   if (auto it = j.find("match"); it != j.end()) {
     if (it->is_number() && it->get<double>() > 0 && it->get<double>() <= 1) sig->match = it->get<double>();
-    else Error(ptr + "/match", "'match' must be a number above 0 and at most 1",
-               "how sure a match of this signature is: 1 for a family's own wording, lower for a structural guess");
+    else
+      Error(ptr + "/match", "'match' must be a number above 0 and at most 1",
+            "how sure a match of this signature is: 1 for a family's own wording, lower for a structural "
+            "guess");
   }
   sig->start = Regex(j, "start", ptr, true);
   if (sig->start) sig->start_simple = SimplePattern::Compile(sig->start->pattern());
@@ -96,8 +100,9 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
     bool captured = false;
     for (const auto& f : sig->facts)
       for (const auto& g : f.groups) captured = captured || g.info->name == name;
-    if (!captured) Error(ptr + "/require", "required fact '" + name + "' is captured by no pattern",
-                         "add a pattern with (?P<" + name + ">...) to 'facts'");
+    if (!captured)
+      Error(ptr + "/require", "required fact '" + name + "' is captured by no pattern",
+            "add a pattern with (?P<" + name + ">...) to 'facts'");
   }
   Samples(j, ptr, &sig->samples);
   return problems_->size() == before;
@@ -106,8 +111,8 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
 // Compiles a list of patterns whose named groups are facts (or, with fields,
 // allocation fields). Group name suffixes say how sizes are printed (see
 // ReadUnitSuffix).
-bool DocLoader::FactPatterns(const json& obj, const std::string& key, const std::string& ptr,
-                             bool fields, std::vector<FactPattern>* out) {
+bool DocLoader::FactPatterns(const json& obj, const std::string& key, const std::string& ptr, bool fields,
+                             std::vector<FactPattern>* out) {
   std::vector<std::string> sources;
   if (!StringList(obj, key, ptr, &sources)) return false;
   const std::string what = fields ? "an allocation field" : "a fact oomlens reads";
@@ -166,7 +171,8 @@ void DocLoader::Aggregates(const json& obj, const std::string& ptr, std::vector<
     agg.max = ReadFactName(a, "max", p);
     agg.count = ReadFactName(a, "count", p);
     if (agg.re && agg.re->NumberOfCapturingGroups() != 1) {
-      Error(p + "/pattern", "an aggregate pattern needs exactly one capturing group", "e.g. \"of size (\\d+)\"");
+      Error(p + "/pattern", "an aggregate pattern needs exactly one capturing group",
+            "e.g. \"of size (\\d+)\"");
       continue;
     }
     if (agg.re) out->push_back(std::move(agg));
@@ -189,7 +195,8 @@ void DocLoader::Values(const json& obj, const std::string& ptr, std::vector<Fact
     for (const auto& f : *facts)
       for (const auto& g : f.groups) captured = captured || g.info == info;
     if (!info || info->type != FactType::kText || !captured || !table.is_object()) {
-      Error(p + "/" + name, "'values' needs a text fact that a pattern of 'facts' captures, with an object of values",
+      Error(p + "/" + name,
+            "'values' needs a text fact that a pattern of 'facts' captures, with an object of values",
             "name a text fact (oomlens rules facts) and map each printed code to a name: {\"203\": \"hbm\"}");
       continue;
     }

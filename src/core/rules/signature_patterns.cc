@@ -1,13 +1,13 @@
 #include "core/rules/signature_patterns.h"
 
+#include <re2/re2.h>
+
 #include <cctype>
 #include <cstring>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <vector>
-
-#include <re2/re2.h>
 
 #include "core/rules/rule_data.h"
 
@@ -24,9 +24,8 @@ struct Macro {
 // "(rounded to N)". A whole token or nothing: never the "0" of "0x10M" or the "10"
 // of "x10M" (word boundaries on both sides).
 constexpr Macro kMacros[] = {
-    {"{size}",
-     R"((?:-?\b\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][+-]?\d+)?(?:\s?(?:[KMGTPE]i?B?|B|bytes)\b|\b))"
-     R"((?:\s*\(\s*(?:rounded to\s*)?-?\d+(?:,\d{3})*\s*(?:B|bytes)?\s*\))?))"},
+    {"{size}", R"((?:-?\b\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][+-]?\d+)?(?:\s?(?:[KMGTPE]i?B?|B|bytes)\b|\b))"
+               R"((?:\s*\(\s*(?:rounded to\s*)?-?\d+(?:,\d{3})*\s*(?:B|bytes)?\s*\))?))"},
     {"{int}", R"(\d+)"},
     {"{id}", R"([\w.:/-]+)"},
 };
@@ -65,7 +64,8 @@ std::shared_ptr<re2::RE2> CompilePattern(const std::string& src, std::string* er
   }
   slot = re;
   if (compiled.size() > 4096) {  // rule sets loaded and dropped over and over: forget the dead
-    for (auto it = compiled.begin(); it != compiled.end();) it = it->second.expired() ? compiled.erase(it) : ++it;
+    for (auto it = compiled.begin(); it != compiled.end();)
+      it = it->second.expired() ? compiled.erase(it) : ++it;
   }
   return re;
 }
@@ -81,7 +81,8 @@ bool Contains(const re2::RE2& re, std::string_view text) {
 
 bool Contains(const re2::RE2& re, const SimplePattern* simple, std::string_view text) {
   SimplePattern::Result result = simple ? simple->Match(text, 0, nullptr, 0) : SimplePattern::Result::kGaveUp;
-  return result == SimplePattern::Result::kGaveUp ? Contains(re, text) : result == SimplePattern::Result::kMatch;
+  return result == SimplePattern::Result::kGaveUp ? Contains(re, text)
+                                                  : result == SimplePattern::Result::kMatch;
 }
 
 std::string LiteralPrefix(std::string_view pattern) {
@@ -112,7 +113,8 @@ constexpr int kAnchoredTries = 4;  // then one unanchored search: no quadratic w
 // starts with a literal prefix, the match is tried anchored where the prefix
 // occurs: RE2 then reads captures with its one-pass engine instead of running
 // its DFA forwards and backwards first, several times faster on short lines.
-bool LeftmostMatch(const FactPattern& pattern, std::string_view text, size_t pos, re2::StringPiece* sub, int groups) {
+bool LeftmostMatch(const FactPattern& pattern, std::string_view text, size_t pos, re2::StringPiece* sub,
+                   int groups) {
   const RE2& re = *pattern.re;
   re2::StringPiece all(text);
   if (!pattern.prefix.empty()) {
@@ -150,7 +152,8 @@ bool MatchFactsFrom(const FactPattern& pattern, std::string_view text, size_t po
       subs[g] = re2::StringPiece(views[g].data(), views[g].size());
   }
   if (simple == SimplePattern::Result::kNoMatch) return false;
-  if (simple == SimplePattern::Result::kGaveUp && !LeftmostMatch(pattern, text, pos, subs, groups)) return false;
+  if (simple == SimplePattern::Result::kGaveUp && !LeftmostMatch(pattern, text, pos, subs, groups))
+    return false;
   *end = static_cast<size_t>(subs[0].data() - text.data()) + subs[0].size();
   for (const auto& group : pattern.groups) {
     const re2::StringPiece& s = subs[static_cast<size_t>(group.index)];
@@ -169,8 +172,7 @@ void ForEachCapture(const re2::RE2& re, std::string_view text,
                     const std::function<void(std::string_view)>& found) {
   re2::StringPiece sub[2];
   size_t pos = 0;
-  while (pos <= text.size() &&
-         re.Match(re2::StringPiece(text), pos, text.size(), RE2::UNANCHORED, sub, 2)) {
+  while (pos <= text.size() && re.Match(re2::StringPiece(text), pos, text.size(), RE2::UNANCHORED, sub, 2)) {
     if (sub[1].data() != nullptr) found(std::string_view(sub[1].data(), sub[1].size()));
     size_t end = static_cast<size_t>(sub[0].data() - text.data()) + sub[0].size();
     pos = std::max(end, pos + 1);

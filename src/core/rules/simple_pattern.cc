@@ -30,8 +30,15 @@ bool Intersects(const ByteSet& a, const ByteSet& b) {
 bool PerlClass(char c, ByteSet* set) {
   switch (c) {
     case 'd': AddRange(set, '0', '9'); return true;
-    case 'w': AddRange(set, '0', '9'); AddRange(set, 'A', 'Z'); AddRange(set, 'a', 'z'); Add(set, '_'); return true;
-    case 's': for (char s : {'\t', '\n', '\f', '\r', ' '}) Add(set, static_cast<unsigned char>(s)); return true;
+    case 'w':
+      AddRange(set, '0', '9');
+      AddRange(set, 'A', 'Z');
+      AddRange(set, 'a', 'z');
+      Add(set, '_');
+      return true;
+    case 's':
+      for (char s : {'\t', '\n', '\f', '\r', ' '}) Add(set, static_cast<unsigned char>(s));
+      return true;
     default: return false;
   }
 }
@@ -237,7 +244,8 @@ std::unique_ptr<SimplePattern> SimplePattern::Compile(std::string_view pattern) 
 
 // The greedy pass from start; item_start[k] is where item k began, item_start[n]
 // the end. The first `known` items (the prefix, already found there) are skipped.
-bool SimplePattern::Attempt(std::string_view text, size_t start, size_t known, size_t* end, size_t* item_start) const {
+bool SimplePattern::Attempt(std::string_view text, size_t start, size_t known, size_t* end,
+                            size_t* item_start) const {
   for (size_t k = 0; k < known; ++k) item_start[k] = start + k;
   size_t p = start + known;
   for (size_t k = known; k < items_.size(); ++k) {
@@ -258,14 +266,16 @@ bool SimplePattern::Attempt(std::string_view text, size_t start, size_t known, s
   return true;
 }
 
-SimplePattern::Result SimplePattern::Match(std::string_view text, size_t pos, std::string_view* sub, int nsub) const {
+SimplePattern::Result SimplePattern::Match(std::string_view text, size_t pos, std::string_view* sub,
+                                           int nsub) const {
   size_t item_start[kMaxItems + 1];
   size_t budget = 4 * (text.size() - std::min(pos, text.size())) + 256;  // bytes read, then RE2 takes over
   for (size_t start = pos; start <= text.size(); ++start) {
     if (!prefix_.empty()) {
       start = text.find(prefix_, start);
       if (start == std::string_view::npos) return Result::kNoMatch;
-    } else if (items_[0].min > 0 && (start == text.size() || !items_[0].Has(static_cast<unsigned char>(text[start])))) {
+    } else if (items_[0].min > 0 &&
+               (start == text.size() || !items_[0].Has(static_cast<unsigned char>(text[start])))) {
       continue;
     }
     size_t end = 0;

@@ -51,7 +51,7 @@ class SimplePattern {
 
   std::vector<Item> items_;
   std::vector<Group> groups_;  // by group number - 1
-  std::string prefix_;  // the leading single bytes, searched with find()
+  std::string prefix_;         // the leading single bytes, searched with find()
 };
 
 }  // namespace oomlens

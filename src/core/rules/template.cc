@@ -42,8 +42,7 @@ std::string FormatValue(const Value& v, std::string_view format) {
   return Number(v.number);
 }
 
-std::unique_ptr<Template> Template::Parse(std::string_view text, std::string* error,
-                                          size_t* error_offset) {
+std::unique_ptr<Template> Template::Parse(std::string_view text, std::string* error, size_t* error_offset) {
   auto t = std::unique_ptr<Template>(new Template());
   std::string literal;
   for (size_t i = 0; i < text.size(); ++i) {

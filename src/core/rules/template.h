@@ -20,8 +20,7 @@ namespace oomlens {
 class Template {
  public:
   /// Parses text. On failure returns nullptr and sets *error and *error_offset.
-  static std::unique_ptr<Template> Parse(std::string_view text, std::string* error,
-                                         size_t* error_offset);
+  static std::unique_ptr<Template> Parse(std::string_view text, std::string* error, size_t* error_offset);
 
   /// Renders into *out. Returns false when a part is absent.
   bool Render(const FactLookup& facts, std::string* out) const;

@@ -45,7 +45,8 @@ bool IsOneJsonObject(ByteSource* source, std::string* text, bool* too_large, std
       *too_large = text->find("\"schema_version\"") != std::string::npos;
       return *too_large;
     }
-    if (!ReadUpTo(source, text->size() + kLook, text, error) || text->size() == fed) return false;  // never closed
+    if (!ReadUpTo(source, text->size() + kLook, text, error) || text->size() == fed)
+      return false;  // never closed
   }
   return NextNonBlank(source, end, text, error) == std::string::npos;  // else more follows: JSON lines
 }
@@ -56,7 +57,7 @@ bool NamesSchemaVersion(const std::string& text) {
   if (!JsonDepthWithin(text)) return true;  // the report reader says what is wrong
   bool named = false;
   nlohmann::json::parser_callback_t look = [&named](int depth, nlohmann::json::parse_event_t event,
-                                                     nlohmann::json& parsed) {
+                                                    nlohmann::json& parsed) {
     if (depth == 1 && event == nlohmann::json::parse_event_t::key && parsed == "schema_version") named = true;
     return depth == 0;  // nothing below the top is kept
   };

@@ -1,12 +1,11 @@
 // `oomlens rules check`: every signature and cause rule proves itself on its samples.
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <set>
 
-#include <nlohmann/json.hpp>
-
-#include "core/model/event.h"
 #include "core/analyze/decide.h"
 #include "core/analyze/derive.h"
+#include "core/model/event.h"
 #include "core/recognize/recognizer.h"
 #include "core/rules/rule_data.h"
 #include "oomlens/rules.h"
@@ -21,8 +20,7 @@ const std::set<std::string> kCauseSampleKeys = {"kind", "facts", "expect", "summ
 
 class SampleChecker {
  public:
-  SampleChecker(const RuleData& rules, std::vector<Problem>* problems)
-      : rules_(rules), problems_(problems) {}
+  SampleChecker(const RuleData& rules, std::vector<Problem>* problems) : rules_(rules), problems_(problems) {}
 
   void CheckSignature(const Signature& sig);
   void CheckCause(const CauseRule& rule);
@@ -49,7 +47,8 @@ const char* WrongType(const std::string& key, const json& value) {
   if (key == "no_match") return value.is_boolean() ? nullptr : "true or false";
   if (key == "allocations") return value.is_number_unsigned() ? nullptr : "a whole number";
   if (key == "facts") return value.is_object() ? nullptr : "an object of facts";
-  if (key == "expect") return value.is_object() || value.is_boolean() ? nullptr : "an object of facts, or true/false";
+  if (key == "expect")
+    return value.is_object() || value.is_boolean() ? nullptr : "an object of facts, or true/false";
   return nullptr;
 }
 
@@ -97,8 +96,9 @@ bool SampleChecker::ValueOf(const std::string& where, const std::string& name, c
 }
 
 void SampleChecker::CheckSignature(const Signature& sig) {
-  if (sig.samples.empty()) Fail(sig.where, "signature '" + sig.id + "' has no samples",
-                                "add \"samples\": [{\"text\": \"<a real message>\", \"expect\": {...}}]");
+  if (sig.samples.empty())
+    Fail(sig.where, "signature '" + sig.id + "' has no samples",
+         "add \"samples\": [{\"text\": \"<a real message>\", \"expect\": {...}}]");
   for (const Sample& s : sig.samples) {
     if (!Keys(s, kSignatureSampleKeys)) continue;
     auto text = s.json->find("text");
@@ -113,8 +113,9 @@ void SampleChecker::CheckSignature(const Signature& sig) {
       if (!mine && (e.signature == sig.id || joined)) mine = &e;
     }
     if (s.json->value("no_match", false)) {
-      if (mine) Fail(s.where, "signature '" + sig.id + "' matched a sample marked no_match",
-                     "narrow 'start' or the fact patterns");
+      if (mine)
+        Fail(s.where, "signature '" + sig.id + "' matched a sample marked no_match",
+             "narrow 'start' or the fact patterns");
       continue;
     }
     if (!mine) {
@@ -125,10 +126,13 @@ void SampleChecker::CheckSignature(const Signature& sig) {
     }
     auto allocations = s.json->find("allocations");
     if (allocations != s.json->end()) {
-      bool equal = allocations->is_number_unsigned() && allocations->get<uint64_t>() == mine->allocations.size();
-      if (!equal) Fail(s.where, "sample: " + std::to_string(mine->allocations.size()) +
-                                    " allocation entries read, expected " + allocations->dump(),
-                       "fix 'items' or the expectation");
+      bool equal =
+          allocations->is_number_unsigned() && allocations->get<uint64_t>() == mine->allocations.size();
+      if (!equal)
+        Fail(s.where,
+             "sample: " + std::to_string(mine->allocations.size()) + " allocation entries read, expected " +
+                 allocations->dump(),
+             "fix 'items' or the expectation");
     }
     auto expect = s.json->find("expect");
     if (expect == s.json->end() || !expect->is_object()) continue;
@@ -138,8 +142,11 @@ void SampleChecker::CheckSignature(const Signature& sig) {
       std::string got;
       bool equal = false;
       if (want.type == FactType::kIdentity) {
-        const std::string* field = name == "replica" ? &mine->replica : name == "partition" ? &mine->partition
-                                 : name == "host" ? &mine->host : name == "device" ? &mine->device : &mine->rank;
+        const std::string* field = name == "replica"     ? &mine->replica
+                                   : name == "partition" ? &mine->partition
+                                   : name == "host"      ? &mine->host
+                                   : name == "device"    ? &mine->device
+                                                         : &mine->rank;
         got = *field;
         equal = got == want.text;
       } else if (auto it = mine->facts.find(name); it != mine->facts.end()) {
@@ -147,8 +154,8 @@ void SampleChecker::CheckSignature(const Signature& sig) {
         equal = want.type == FactType::kText ? got == want.text : it->second.integer == want.integer;
       }
       if (!equal) {
-        Fail(s.where, "sample: " + name + " is '" + (got.empty() ? "absent" : got) + "', expected '" +
-                          want.text + "'",
+        Fail(s.where,
+             "sample: " + name + " is '" + (got.empty() ? "absent" : got) + "', expected '" + want.text + "'",
              "fix the fact pattern or the expectation");
       }
     }
@@ -160,17 +167,19 @@ void SampleChecker::CheckAdviceBasis(const CauseRule& rule) {
   for (size_t i = 0; i < rule.advice.size(); ++i) {
     const TemplateLine& line = rule.advice[i];
     if (line.basis || !line.text->Computes()) continue;
-    problems_->push_back(Problem{Problem::Severity::kWarning, rule.where,
-                                 "cause rule '" + rule.id + "': advice " + std::to_string(i + 1) +
-                                     " computes a figure but does not say what it rests on",
-                                 "add \"basis\": \"...\" (the figures and the assumption), see docs/rules.md, 'Advice'"});
+    problems_->push_back(
+        Problem{Problem::Severity::kWarning, rule.where,
+                "cause rule '" + rule.id + "': advice " + std::to_string(i + 1) +
+                    " computes a figure but does not say what it rests on",
+                "add \"basis\": \"...\" (the figures and the assumption), see docs/rules.md, 'Advice'"});
   }
 }
 
 void SampleChecker::CheckCause(const CauseRule& rule) {
   CheckAdviceBasis(rule);
-  if (rule.samples.empty()) Fail(rule.where, "cause rule '" + rule.id + "' has no samples",
-                                 "add \"samples\": [{\"facts\": {...}, \"expect\": true}]");
+  if (rule.samples.empty())
+    Fail(rule.where, "cause rule '" + rule.id + "' has no samples",
+         "add \"samples\": [{\"facts\": {...}, \"expect\": true}]");
   for (const Sample& s : rule.samples) {
     if (!Keys(s, kCauseSampleKeys)) continue;
     Incident incident;
@@ -192,8 +201,9 @@ void SampleChecker::CheckCause(const CauseRule& rule) {
     FactLookup lookup = LookupIn(incident.facts, incident.derived);
     bool fired = RuleAppliesTo(rule, incident.kind) && (!rule.when || rule.when->Evaluate(lookup).truth());
     if (fired != expect->get<bool>()) {
-      Fail(s.where, "rule '" + rule.id + "' " + (fired ? "fired" : "did not fire") + " on a sample expecting " +
-                        (fired ? "false" : "true"),
+      Fail(s.where,
+           "rule '" + rule.id + "' " + (fired ? "fired" : "did not fire") + " on a sample expecting " +
+               (fired ? "false" : "true"),
            "fix 'when' or the sample's facts");
       continue;
     }
@@ -206,8 +216,9 @@ void SampleChecker::CheckCause(const CauseRule& rule) {
         if ((rendered = line.text->Render(lookup, &text))) break;
       }
       if (!rendered || text != summary->get<std::string>()) {
-        Fail(s.where, "summary is '" + (rendered ? text : std::string("(none rendered)")) + "', expected '" +
-                          summary->get<std::string>() + "'",
+        Fail(s.where,
+             "summary is '" + (rendered ? text : std::string("(none rendered)")) + "', expected '" +
+                 summary->get<std::string>() + "'",
              "fix the summary template or the sample");
       }
     }

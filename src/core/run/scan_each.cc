@@ -1,6 +1,4 @@
 // Many inputs scanned on threads, one scanner each, merged in input order.
-#include "oomlens/scanner.h"
-
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -8,6 +6,7 @@
 #include <thread>
 
 #include "oomlens/merge.h"
+#include "oomlens/scanner.h"
 
 namespace oomlens {
 namespace {
@@ -16,7 +15,8 @@ namespace {
 // one's turn comes: memory holds the reports finished ahead of their turn, not all.
 class InOrderMerger {
  public:
-  InOrderMerger(const RuleSet& rules, const std::string& chip, bool several) : merger_(rules, chip, several) {}
+  InOrderMerger(const RuleSet& rules, const std::string& chip, bool several)
+      : merger_(rules, chip, several) {}
   void Add(size_t k, Report&& part) {
     std::lock_guard<std::mutex> lock(mutex_);
     waiting_.emplace(k, std::move(part));
@@ -36,8 +36,8 @@ class InOrderMerger {
 
 }  // namespace
 
-Report ScanEach(const std::vector<ScanInput>& inputs, const RuleSet& rules, const ScanOptions& options, int jobs,
-                int stdin_fd, bool* read_all) {
+Report ScanEach(const std::vector<ScanInput>& inputs, const RuleSet& rules, const ScanOptions& options,
+                int jobs, int stdin_fd, bool* read_all) {
   InOrderMerger merged(rules, options.chip, inputs.size() > 1);
   std::atomic<bool> all_read{true};
   std::atomic<size_t> next{0};
@@ -51,7 +51,8 @@ Report ScanEach(const std::vector<ScanInput>& inputs, const RuleSet& rules, cons
       }
       Scanner scanner(rules, options);
       const ScanInput& in = inputs[k];
-      bool ok = in.path == "-" ? scanner.ScanFd(stdin_fd, "<stdin>", in.host) : scanner.ScanFile(in.path, in.host);
+      bool ok =
+          in.path == "-" ? scanner.ScanFd(stdin_fd, "<stdin>", in.host) : scanner.ScanFile(in.path, in.host);
       if (!ok) all_read = false;
       merged.Add(k, scanner.Finish());
     }

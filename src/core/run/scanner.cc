@@ -10,18 +10,18 @@
 #include <cstring>
 
 #include "core/analyze/finish.h"
-#include "core/input/decompress.h"
 #include "core/analyze/grouping.h"
-#include "core/input/line_reader.h"
-#include "core/recognize/read_ahead.h"
-#include "core/run/scan_testing.h"
-#include "core/recognize/recognizer.h"
-#include "core/run/report_input.h"
-#include "oomlens/merge.h"
-#include "oomlens/size.h"
-#include "core/rules/rule_data.h"
 #include "core/analyze/history.h"
 #include "core/analyze/series.h"
+#include "core/input/decompress.h"
+#include "core/input/line_reader.h"
+#include "core/recognize/read_ahead.h"
+#include "core/recognize/recognizer.h"
+#include "core/rules/rule_data.h"
+#include "core/run/report_input.h"
+#include "core/run/scan_testing.h"
+#include "oomlens/merge.h"
+#include "oomlens/size.h"
 
 namespace oomlens {
 namespace {
@@ -43,7 +43,6 @@ bool WaitForWriter(int fd, const std::atomic<bool>* cancel) {
 
 }  // namespace
 
-
 struct Scanner::State {
   const RuleSet& rules;
   ScanOptions options;
@@ -58,7 +57,8 @@ struct Scanner::State {
   State(const RuleSet& r, ScanOptions o)
       : rules(r),
         options(std::move(o)),
-        recognizer(RuleDataOf(r), [this](Event&& e) { Route(std::move(e)); }, &report.problems) {
+        recognizer(
+            RuleDataOf(r), [this](Event&& e) { Route(std::move(e)); }, &report.problems) {
     recognizer.set_figure_sink([this](const Figure& figure) { Take(figure); });
   }
 
@@ -85,7 +85,8 @@ struct Scanner::State {
   }
 
   // ahead, when given, reads the source and has found the candidate lines.
-  bool Scan(ByteSource* source, const std::string& name, const std::string& host, ReadAheadSource* ahead = nullptr) {
+  bool Scan(ByteSource* source, const std::string& name, const std::string& host,
+            ReadAheadSource* ahead = nullptr) {
     int index = static_cast<int>(report.inputs.size());
     recognizer.BeginInput(name, index, host);
     LineReader reader(source, LineReader::kDefaultChunk, options.max_line_bytes);
@@ -102,30 +103,33 @@ struct Scanner::State {
       }
       if (line.truncated) {
         AddProblem(Problem::Severity::kWarning, name + ":" + std::to_string(line.number),
-                "line longer than " + FormatSize(static_cast<int64_t>(options.max_line_bytes)) +
-                    "; only its start was read",
-                "");
+                   "line longer than " + FormatSize(static_cast<int64_t>(options.max_line_bytes)) +
+                       "; only its start was read",
+                   "");
       }
       recognizer.Feed(line, ahead ? ahead->PreparedAt(line.offset) : nullptr);
       CapProblems();
     }
-    if (options.cancel && options.cancel->load(std::memory_order_relaxed)) report.interrupted = true;  // also at the end
+    if (options.cancel && options.cancel->load(std::memory_order_relaxed))
+      report.interrupted = true;  // also at the end
     recognizer.Finish();
     InputSummary summary{name, reader.lines_read(), reader.bytes_read(),
                          reader.error().empty() && !report.interrupted};
     report.inputs.push_back(summary);
     if (report.interrupted) return false;
     if (!reader.error().empty()) {
-      AddProblem(Problem::Severity::kError, name, "read failed after " + std::to_string(reader.bytes_read()) +
-                                                   " bytes: " + reader.error(),
-              "the part read before the error was scanned");
+      AddProblem(Problem::Severity::kError, name,
+                 "read failed after " + std::to_string(reader.bytes_read()) + " bytes: " + reader.error(),
+                 "the part read before the error was scanned");
       return false;
     }
     return true;
   }
 };
 
-void ScannerTesting::SetReadFigures(Scanner* scanner, ReadFigures figures) { scanner->state_->read_figures = figures; }
+void ScannerTesting::SetReadFigures(Scanner* scanner, ReadFigures figures) {
+  scanner->state_->read_figures = figures;
+}
 
 Scanner::Scanner(const RuleSet& rules, ScanOptions options)
     : state_(std::make_unique<State>(rules, std::move(options))) {}
@@ -167,14 +171,15 @@ bool Scanner::ScanFile(const std::string& path, const std::string& host) {
   if (fd < 0) {
     int err = errno;
     state_->AddProblem(Problem::Severity::kError, path, std::strerror(err),
-                    err == ENOENT ? "check the path" : "check the file's permissions");
+                       err == ENOENT ? "check the path" : "check the file's permissions");
     state_->report.inputs.push_back(InputSummary{path, 0, 0, false});
     return false;
   }
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     ::close(fd);
-    state_->AddProblem(Problem::Severity::kError, path, "is a directory",
-                    "give the log files inside it (e.g. " + path + "/*.log), or -r to read it recursively");
+    state_->AddProblem(
+        Problem::Severity::kError, path, "is a directory",
+        "give the log files inside it (e.g. " + path + "/*.log), or -r to read it recursively");
     state_->report.inputs.push_back(InputSummary{path, 0, 0, false});
     return false;
   }
@@ -192,19 +197,20 @@ Report Scanner::Finish() {
   AttachSeries(series, &s.report.incidents);
   s.history.Attach(&s.report.incidents);
   for (auto& growth : GrowthCandidates(series, s.report.incidents)) {
-    if (Explained(RuleDataOf(s.rules), s.options.chip, &growth)) s.report.incidents.push_back(std::move(growth));
+    if (Explained(RuleDataOf(s.rules), s.options.chip, &growth))
+      s.report.incidents.push_back(std::move(growth));
   }
   FinishIncidents(RuleDataOf(s.rules), s.options.chip, &s.report.incidents);
   s.CapProblems();
   if (s.dropped_problems > 0) {
     s.AddProblem(Problem::Severity::kWarning, "oomlens",
-              std::to_string(s.dropped_problems) + " more warnings not shown", "");
+                 std::to_string(s.dropped_problems) + " more warnings not shown", "");
   }
   return std::move(s.report);
 }
 
-bool ReadRun(int fd, const std::string& name, const RuleSet& rules, const ScanOptions& options, Report* report,
-             RunKind* kind, std::string* error) {
+bool ReadRun(int fd, const std::string& name, const RuleSet& rules, const ScanOptions& options,
+             Report* report, RunKind* kind, std::string* error) {
   FdSource raw(fd);
   raw.StopWhen(options.cancel);
   std::unique_ptr<ByteSource> source = OpenDecompressing(&raw);

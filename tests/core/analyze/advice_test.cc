@@ -44,13 +44,14 @@ class AdviceTest : public ScanFixture {};
 
 TEST_F(AdviceTest, RankBasisAndWhyNotPlaceEachTip) {
   std::vector<Problem> problems;
-  ASSERT_TRUE(rules_.LoadText("ranked.json", kRankedRule, &problems)) << (problems.empty() ? "" : problems[0].message);
+  ASSERT_TRUE(rules_.LoadText("ranked.json", kRankedRule, &problems))
+      << (problems.empty() ? "" : problems[0].message);
   Report report = Scan(kLoad);
   ASSERT_EQ(report.incidents.size(), 1u);
   const Diagnosis& d = report.incidents[0].diagnosis;
   ASSERT_EQ(d.best.rule, "test.ranked");
-  EXPECT_EQ(d.advice, (std::vector<std::string>{"shard over 3 devices (asked / free)", "rank 1, after the shard tip",
-                                                "plain, rank 0"}));
+  EXPECT_EQ(d.advice, (std::vector<std::string>{"shard over 3 devices (asked / free)",
+                                                "rank 1, after the shard tip", "plain, rank 0"}));
   EXPECT_EQ(d.fit, "3 devices (if it divides evenly)");
   ASSERT_EQ(d.also_consider.size(), 1u);
   EXPECT_EQ(d.also_consider[0].advice, "smaller batch");
@@ -69,16 +70,20 @@ TEST_F(AdviceTest, ARankThatIsNotANumberIsARuleError) {
   ASSERT_FALSE(problems.empty());
   std::string said = FormatProblem(problems[0]);
   EXPECT_NE(said.find("bad.json:13:"), std::string::npos) << said;
-  EXPECT_NE(said.find("/causes/0/advice/4/rank: 'requested_bytes' is not a number"), std::string::npos) << said;
+  EXPECT_NE(said.find("/causes/0/advice/4/rank: 'requested_bytes' is not a number"), std::string::npos)
+      << said;
 }
 
 // A listing of the compiler's largest allocations with one entry of shape.
 std::string PaddedListing(const std::string& shape) {
-  return "Compilation failure: Ran out of memory in memory space hbm. Used 41.74G of 16.00G hbm. Exceeded hbm "
+  return "Compilation failure: Ran out of memory in memory space hbm. Used 41.74G of 16.00G hbm. Exceeded "
+         "hbm "
          "capacity by 25.74G.\n"
          "  Largest program allocations in hbm:\n"
          "  1. Size: 32.00G\n"
-         "     Shape: " + shape + "\n"
+         "     Shape: " +
+         shape +
+         "\n"
          "     Unpadded size: 1.00G\n"
          "     Extra memory due to padding: 31.00G (32.0x expansion)\n";
 }
@@ -87,19 +92,25 @@ TEST_F(AdviceTest, ThePaddingTipNamesTheDimensionTheTilePads) {
   auto first_tip = [this](const std::string& shape) {
     Report report = Scan(PaddedListing(shape));
     return report.incidents.empty() || report.incidents[0].diagnosis.advice.empty()
-               ? std::string() : report.incidents[0].diagnosis.advice[0];
+               ? std::string()
+               : report.incidents[0].diagnosis.advice[0];
   };
-  EXPECT_NE(first_tip("s32[8388608,8,4]{2,1,0:T(8,128)}").find("the minor dimension is 4, which the TPU tile pads "
-                                                                "to 128 (32.0x its size)"), std::string::npos);
+  EXPECT_NE(first_tip("s32[8388608,8,4]{2,1,0:T(8,128)}")
+                .find("the minor dimension is 4, which the TPU tile pads "
+                      "to 128 (32.0x its size)"),
+            std::string::npos);
   // Layout {0,1}: dimension 0 (size 4) is minor; dimension 1 (1048576) is the one to make minor.
   std::string transposed = first_tip("f32[4,1048576]{0,1:T(8,128)}");
-  EXPECT_NE(transposed.find("the minor dimension is 4, which the TPU tile pads to 128"), std::string::npos) << transposed;
+  EXPECT_NE(transposed.find("the minor dimension is 4, which the TPU tile pads to 128"), std::string::npos)
+      << transposed;
   EXPECT_NE(transposed.find("so the 1048576 dimension is minor"), std::string::npos) << transposed;
   std::string second = first_tip("bf16[1048576,2,128]{2,1,0:T(16,128)}");  // 2 rows padded to 16
   EXPECT_NE(second.find("the second-minor dimension is 2, which the TPU tile pads to 16 (8.00x its size)"),
-            std::string::npos) << second;
-  for (const char* broken : {"f32[4,8]{0,1,2:T(8,128)}", "f32[4,8]{9,0:T(8,128)}", "f32[4,x]{1,0:T(8,128)}",
-                             "f32[4,8]{1,0:T(0,128)}", "f32[4,8]", "f32[99999999999999999999,8]{1,0:T(8,128)}"}) {
+            std::string::npos)
+      << second;
+  for (const char* broken :
+       {"f32[4,8]{0,1,2:T(8,128)}", "f32[4,8]{9,0:T(8,128)}", "f32[4,x]{1,0:T(8,128)}",
+        "f32[4,8]{1,0:T(0,128)}", "f32[4,8]", "f32[99999999999999999999,8]{1,0:T(8,128)}"}) {
     std::string tip = first_tip(broken);  // a shape it cannot read: the general layout tip, never a crash
     EXPECT_EQ(tip.find("which the TPU tile pads"), std::string::npos) << broken << ": " << tip;
   }
@@ -108,8 +119,10 @@ TEST_F(AdviceTest, ThePaddingTipNamesTheDimensionTheTilePads) {
 // vLLM's message with the model's max sequence length and what the KV cache holds.
 std::string KvCacheTooShort(int max_seq_len, int kv_tokens) {
   return "ValueError: The model's max seq len (" + std::to_string(max_seq_len) +
-         ") is larger than the maximum number of tokens that can be stored in KV cache (" + std::to_string(kv_tokens) +
-         "). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.\n";
+         ") is larger than the maximum number of tokens that can be stored in KV cache (" +
+         std::to_string(kv_tokens) +
+         "). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the "
+         "engine.\n";
 }
 
 TEST_F(AdviceTest, TheSameCauseRanksItsTipsByTheIncidentsFigures) {
@@ -118,7 +131,8 @@ TEST_F(AdviceTest, TheSameCauseRanksItsTipsByTheIncidentsFigures) {
   ASSERT_EQ(near.incidents.size(), 1u);
   const Diagnosis& a = near.incidents[0].diagnosis;
   ASSERT_GE(a.advice.size(), 3u);
-  EXPECT_NE(a.advice[0].find("max_model_len (vLLM) or --context-length (SGLang) to 19456 tokens"), std::string::npos)
+  EXPECT_NE(a.advice[0].find("max_model_len (vLLM) or --context-length (SGLang) to 19456 tokens"),
+            std::string::npos)
       << a.advice[0];
   EXPECT_NE(a.advice[1].find("raise gpu_memory_utilization"), std::string::npos) << a.advice[1];
   EXPECT_NE(a.fit.find("max_model_len of at most 19456 tokens"), std::string::npos) << a.fit;
@@ -130,7 +144,8 @@ TEST_F(AdviceTest, TheSameCauseRanksItsTipsByTheIncidentsFigures) {
   EXPECT_NE(b.advice[0].find("tensor parallelism over 4x the GPUs"), std::string::npos) << b.advice[0];
   ASSERT_EQ(b.also_consider.size(), 1u);
   EXPECT_NE(b.also_consider[0].advice.find("gpu_memory_utilization"), std::string::npos);
-  EXPECT_EQ(b.also_consider[0].why, "the KV cache would need 3.37x its size: a larger share of the same GPU cannot give that");
+  EXPECT_EQ(b.also_consider[0].why,
+            "the KV cache would need 3.37x its size: a larger share of the same GPU cannot give that");
 }
 
 // Every built-in tip has a rank, and every one that computes a figure says what it rests on.
@@ -144,7 +159,8 @@ TEST_F(AdviceTest, EveryBuiltInTipIsRankedAndStatesItsBasis) {
     nlohmann::json rules = nlohmann::json::parse(in);
     for (const auto& rule : rules["causes"]) {
       for (const auto& tip : rule.value("advice", nlohmann::json::array())) {
-        EXPECT_TRUE(tip.is_object() && tip.contains("rank")) << file << ": " << rule["id"] << ": " << tip.dump();
+        EXPECT_TRUE(tip.is_object() && tip.contains("rank"))
+            << file << ": " << rule["id"] << ": " << tip.dump();
         ++tips;
       }
     }
@@ -165,9 +181,10 @@ TEST_F(AdviceTest, ATipThatComputesWithoutABasisIsWarnedAbout) {
   rules.CheckSamples(&problems);
   bool warned = false;
   for (const auto& p : problems) {
-    warned = warned || (p.severity == Problem::Severity::kWarning &&
-                        FormatProblem(p).find("'test.ranked': advice 2 computes a figure but does not say what it "
-                                              "rests on") != std::string::npos);
+    warned =
+        warned || (p.severity == Problem::Severity::kWarning &&
+                   FormatProblem(p).find("'test.ranked': advice 2 computes a figure but does not say what it "
+                                         "rests on") != std::string::npos);
   }
   EXPECT_TRUE(warned);
 }
@@ -195,7 +212,8 @@ TEST_F(AdviceTest, TheFirstTipPointsAtTheFixThatWorkedOnRealLogs) {
     RE2 fix(log["top_tip"].get<std::string>());
     bool first = RE2::PartialMatch(root->diagnosis.advice.front(), fix);
     EXPECT_EQ(first, log["agrees"].get<bool>())
-        << file << ": the first tip is now '" << root->diagnosis.advice.front() << "'; the fix was: " << log["fix"]
+        << file << ": the first tip is now '" << root->diagnosis.advice.front()
+        << "'; the fix was: " << log["fix"]
         << " (update testdata/advice/known_fixes.json if the tip moved for the better)";
     bool anywhere = false;
     for (const auto& tip : root->diagnosis.advice) anywhere = anywhere || RE2::PartialMatch(tip, fix);

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-
 #include <sstream>
 #include <string>
 
@@ -78,7 +77,8 @@ TEST_F(AllocationDumpTest, ADumpLongerThanKeptSaysSo) {
   std::string text = kOom;
   const int kEntries = 100005;  // the key=value layout keeps 100,000
   text.reserve(static_cast<size_t>(kEntries) * 40);
-  for (int k = 0; k < kEntries; ++k) text += "  size=1.00M state=allocated owner=jit_a id=" + std::to_string(k) + "\n";
+  for (int k = 0; k < kEntries; ++k)
+    text += "  size=1.00M state=allocated owner=jit_a id=" + std::to_string(k) + "\n";
   Report report = Scan(text);
   ASSERT_EQ(report.incidents.size(), 1u);
   EXPECT_EQ(Derived(report.incidents[0], "allocation_count"), 100000);  // read and summarised
@@ -86,10 +86,16 @@ TEST_F(AllocationDumpTest, ADumpLongerThanKeptSaysSo) {
   EXPECT_EQ(report.incidents[0].allocations.size(), kMaxAllocationsPerReport);  // kept
   std::string warnings;
   for (const auto& p : report.problems) warnings += p.message + "\n";
-  EXPECT_NE(warnings.find("allocation listing longer than 100000 entries: the first ones are kept and summarised, "
-                          "the rest skipped"), std::string::npos) << warnings;
-  EXPECT_NE(warnings.find("90000 allocation entries of 1 listing were read but not kept: a report keeps 10000 "
-                          "entries in all"), std::string::npos) << warnings;
+  EXPECT_NE(
+      warnings.find("allocation listing longer than 100000 entries: the first ones are kept and summarised, "
+                    "the rest skipped"),
+      std::string::npos)
+      << warnings;
+  EXPECT_NE(
+      warnings.find("90000 allocation entries of 1 listing were read but not kept: a report keeps 10000 "
+                    "entries in all"),
+      std::string::npos)
+      << warnings;
 }
 
 // The cap on entries is per report, not per listing (eight OOMs each followed by a
@@ -100,12 +106,13 @@ TEST_F(AllocationDumpTest, EntriesAreCappedPerReportAndSummariesSurviveAMerge) {
   std::string text;
   const int kOoms = 4, kEntries = 4000;
   for (int o = 0; o < kOoms; ++o) {
-    text += "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate " + std::to_string(o + 1) +
+    text += "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate " +
+            std::to_string(o + 1) +
             ".00G. That was not possible. There are 96.00M free.; (0x0x0_HBM0)\nLive allocations at OOM: " +
             std::to_string(kEntries) + " blocks\n";
     for (int k = 0; k < kEntries; ++k) {
-      text += "  offset=0x" + std::to_string(k) + " size=" + std::to_string(1 + k % 7) + ".00M state=allocated owner=jit_" +
-              std::to_string(o) + " id=" + std::to_string(k) + "\n";
+      text += "  offset=0x" + std::to_string(k) + " size=" + std::to_string(1 + k % 7) +
+              ".00M state=allocated owner=jit_" + std::to_string(o) + " id=" + std::to_string(k) + "\n";
     }
   }
   Report report = Scan(text);
@@ -118,7 +125,8 @@ TEST_F(AllocationDumpTest, EntriesAreCappedPerReportAndSummariesSurviveAMerge) {
   }
   EXPECT_EQ(kept, kMaxAllocationsPerReport);
   EXPECT_EQ(report.incidents[0].allocations.size(), static_cast<size_t>(kEntries));
-  EXPECT_EQ(report.incidents[2].allocations.size(), kMaxAllocationsPerReport - 2 * kEntries);  // the room left
+  EXPECT_EQ(report.incidents[2].allocations.size(),
+            kMaxAllocationsPerReport - 2 * kEntries);  // the room left
   for (const Allocation& a : report.incidents[2].allocations)
     EXPECT_GE(a.fields.at("size_bytes").integer, 4ll << 20) << "the largest are kept";
   EXPECT_EQ(report.incidents[3].allocations.size(), 0u);
@@ -145,9 +153,11 @@ TEST_F(AllocationDumpTest, AListingFarFromTheOomDoesNotJoinIt) {
 
 TEST_F(AllocationDumpTest, AListingJoinsTheOomOfItsOwnHost) {
   std::string text =
-      "[worker-0] RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 512.00M. That was "
+      "[worker-0] RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 512.00M. That "
+      "was "
       "not possible. There are 96.00M free.\n"
-      "[worker-1] RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 256.00M. That was "
+      "[worker-1] RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 256.00M. That "
+      "was "
       "not possible. There are 96.00M free.\n"
       "[worker-0] size=8.00M state=allocated owner=jit_a\n"
       "[worker-1] size=2.00M state=allocated owner=jit_b\n"
@@ -162,7 +172,8 @@ TEST_F(AllocationDumpTest, AListingJoinsTheOomOfItsOwnHost) {
 }
 
 TEST_F(AllocationDumpTest, ADumpWithoutAnOomIsNoIncident) {
-  Report report = Scan("Live allocations at OOM: 1 blocks\n  offset=0x0 size=4.00M state=allocated owner=a\n");
+  Report report =
+      Scan("Live allocations at OOM: 1 blocks\n  offset=0x0 size=4.00M state=allocated owner=a\n");
   EXPECT_TRUE(report.incidents.empty());
 }
 

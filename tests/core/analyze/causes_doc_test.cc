@@ -7,11 +7,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace oomlens {
 namespace {
@@ -35,7 +34,9 @@ std::string Trim(std::string s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
-std::string Unquote(std::string s) { return s.size() >= 2 && s.front() == '`' ? s.substr(1, s.size() - 2) : s; }
+std::string Unquote(std::string s) {
+  return s.size() >= 2 && s.front() == '`' ? s.substr(1, s.size() - 2) : s;
+}
 
 // Cells of a markdown table row ("| a | b |"); a '|' inside backticks is no separator.
 std::vector<std::string> Cells(const std::string& line) {
@@ -90,7 +91,8 @@ std::map<std::string, Row> RulesInFiles() {
     auto doc = nlohmann::json::parse(Slurp(entry.path()));
     for (const auto& rule : doc["causes"]) {
       std::string condition = rule.value("fallback", false) ? "fallback" : rule.value("when", "true");
-      rules[rule["id"]] = Row{Joined(rule.value("kinds", nlohmann::json())), rule["cause"], Confidence(rule), condition};
+      rules[rule["id"]] =
+          Row{Joined(rule.value("kinds", nlohmann::json())), rule["cause"], Confidence(rule), condition};
     }
   }
   return rules;

@@ -1,20 +1,23 @@
 // Program eviction needs history: the program compiled and the job ran steps
 // before the load failed. Without that history it is never the cause.
+#include "core/analyze/history.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "core/analyze/history.h"
 #include "oomlens/scanner.h"
 #include "tests/core/scan_fixture.h"
 
 namespace oomlens {
 namespace {
 
-const char kCompile[] = "I1130 11:00:00.000000 77 pxla.py:1912] Compiling train_step with global shapes and types [].\n";
+const char kCompile[] =
+    "I1130 11:00:00.000000 77 pxla.py:1912] Compiling train_step with global shapes and types [].\n";
 const char kStep[] = "completed step: 1, seconds: 1.204, loss: 2.900\n";
 const char kLoad[] =
-    "RESOURCE_EXHAUSTED: Error loading program 'jit_train_step': Attempting to reserve 6.00G at the bottom of "
+    "RESOURCE_EXHAUSTED: Error loading program 'jit_train_step': Attempting to reserve 6.00G at the bottom "
+    "of "
     "memory. That was not possible. There are 4.10G free, 0B reserved, and 4.10G reservable.\n";
 const char kGrowth[] =
     "\tUsing (GB) 10.00 / 31.25 (0%) on TPU_0(x)\n\tUsing (GB) 14.00 / 31.25 (0%) on TPU_0(x)\n"

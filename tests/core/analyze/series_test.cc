@@ -16,12 +16,14 @@ class SeriesTest : public ScanFixture {};
 
 std::string Memstats(double used_gib) {
   char line[128];
-  std::snprintf(line, sizeof line, "\tUsing (GB) %.2f / 31.25 (0%%) on TPU_0(process=0,(0,0,0,0))\n", used_gib);
+  std::snprintf(line, sizeof line, "\tUsing (GB) %.2f / 31.25 (0%%) on TPU_0(process=0,(0,0,0,0))\n",
+                used_gib);
   return line;
 }
 
 const char kOom[] =
-    "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 1.00G. That was not possible. "
+    "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 1.00G. That was not "
+    "possible. "
     "There are 512.00M free.\n";
 
 int64_t Derived(const Incident& i, const char* name) {
@@ -71,7 +73,8 @@ TEST_F(SeriesTest, ALevelSeriesBeforeAnOomSpeaksAgainstALeak) {
   const Diagnosis& d = report.incidents[0].diagnosis;
   EXPECT_EQ(d.best.cause, "oversize");
   ASSERT_FALSE(d.evidence.empty());
-  EXPECT_NE(d.evidence.back().find("memory was level before the OOM"), std::string::npos) << d.evidence.back();
+  EXPECT_NE(d.evidence.back().find("memory was level before the OOM"), std::string::npos)
+      << d.evidence.back();
 }
 
 TEST_F(SeriesTest, FiguresAfterTheOomDoNotExplainIt) {
@@ -111,20 +114,22 @@ TEST(TimestampSeconds, ReadsGlogAbslAndIsoTimestamps) {
 TEST(TimestampText, GivesIso8601ToTheSecond) {
   EXPECT_EQ(TimestampText("2026-11-30 09:14:11,402"), "2026-11-30T09:14:11");
   EXPECT_EQ(TimestampText("2026-11-30T09:14:11.402Z"), "2026-11-30T09:14:11");
-  EXPECT_EQ(TimestampText("1130 12:00:01.500000"), "--11-30T12:00:01");  // glog names no year
+  EXPECT_EQ(TimestampText("1130 12:00:01.500000"), "--11-30T12:00:01");         // glog names no year
   EXPECT_EQ(TimestampText("0000 00:00:1717141650.89"), "2024-05-31T07:47:30");  // absl: epoch seconds
   EXPECT_EQ(TimestampText("0000 00:00:0"), "1970-01-01T00:00:00");
   EXPECT_EQ(TimestampText("0000 00:00:99999999999999"), "");  // beyond year 5000: not a time
   EXPECT_EQ(TimestampText("12345.678901"), "");
   EXPECT_EQ(TimestampText("1330 12:00:00"), "");
-  EXPECT_LT(TimestampText("--01-05T00:00:00"), TimestampText("1130 00:00:00"));  // one form sorts in time order
+  EXPECT_LT(TimestampText("--01-05T00:00:00"),
+            TimestampText("1130 00:00:00"));  // one form sorts in time order
 }
 
 TEST_F(SeriesTest, TimestampsGiveTheGrowthPerMinute) {
   std::string text;
   for (int k = 0; k < 6; ++k) {
     char stamp[64];
-    std::snprintf(stamp, sizeof stamp, "I1130 10:%02d:00.000000 7 max_utils.py:697] ", 2 * k);  // every 2 minutes
+    std::snprintf(stamp, sizeof stamp, "I1130 10:%02d:00.000000 7 max_utils.py:697] ",
+                  2 * k);  // every 2 minutes
     text += stamp + Memstats(10.0 + 2.0 * k);
   }
   Report report = Scan(text);
@@ -140,10 +145,11 @@ TEST_F(SeriesTest, RepeatedOomsWithGrowingNumbersAreASeries) {
   std::string text;
   for (int attempt = 0; attempt < 6; ++attempt) {
     char line[256];
-    std::snprintf(line, sizeof line,
-                  "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.15 GiB total capacity; "
-                  "%d.00 GiB already allocated; 1.50 GiB free; %d.00 GiB reserved in total by PyTorch)\n",
-                  40 + 6 * attempt, 41 + 6 * attempt);
+    std::snprintf(
+        line, sizeof line,
+        "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.15 GiB total capacity; "
+        "%d.00 GiB already allocated; 1.50 GiB free; %d.00 GiB reserved in total by PyTorch)\n",
+        40 + 6 * attempt, 41 + 6 * attempt);
     text += "epoch " + std::to_string(attempt) + " retrying\n" + line;
   }
   Report report = Scan(text);

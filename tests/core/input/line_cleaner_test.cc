@@ -20,8 +20,8 @@ struct CleanCase {
 const CleanCase kCases[] = {
     {"E1130 12:00:00.123456  1234 file.cc:12] RESOURCE_EXHAUSTED: x", "RESOURCE_EXHAUSTED: x", "", "E"},
     {"F0000 00:00:1717141650.890307    9276 pjrt_computation_client.cc:487] msg", "msg", "", "F"},
-    {"2022-04-04 00:27:49.642380: E tensorflow/compiler/xla/xla_client/xla_util.cc:88]   (1) msg",
-     "(1) msg", "", "E"},
+    {"2022-04-04 00:27:49.642380: E tensorflow/compiler/xla/xla_client/xla_util.cc:88]   (1) msg", "(1) msg",
+     "", "E"},
     {"2026-01-01T00:00:00.123Z msg", "msg", "", ""},
     {"2026-11-30 09:14:11,402 - train - ERROR - msg", "msg", "", "ERROR"},
     {"ERROR:root:msg", "msg", "", "ERROR"},
@@ -29,7 +29,8 @@ const CleanCase kCases[] = {
     {"[worker-3] E1130 12:00:00.123456  1234 file.cc:12] msg", "msg", "worker-3", "E"},
     {"[pod/llm-worker-2/main] msg", "msg", "llm-worker-2", ""},
     {"worker-3: msg", "msg", "worker-3", ""},
-    {"scalellm          | ./entrypoint.sh: line 28: 7 Killed", "./entrypoint.sh: line 28: 7 Killed", "scalellm", ""},
+    {"scalellm          | ./entrypoint.sh: line 28: 7 Killed", "./entrypoint.sh: line 28: 7 Killed",
+     "scalellm", ""},
     {"(EngineCore_DP0 pid=344) msg", "msg", "EngineCore_DP0 pid=344", ""},
     {"> `RESOURCE_EXHAUSTED: msg`", "RESOURCE_EXHAUSTED: msg", "", ""},
     {"# RESOURCE_EXHAUSTED: msg", "RESOURCE_EXHAUSTED: msg", "", ""},
@@ -87,10 +88,10 @@ namespace {
 TEST(GlogPrefix, AcceptsExactlyWhatTheRegexAccepts) {
   RE2 glog(R"(([IWEF])(\d{4} \d\d:\d\d:\d+(?:\.\d+)?)\s+\d+\s+[^\s\]]+:\d+\]\s?)", RE2::Latin1);
   ASSERT_TRUE(glog.ok());
-  const std::vector<std::string> seeds = {
-      "E1130 12:00:00.123456  1234 tpu_runtime.cc:88] RESOURCE_EXHAUSTED",
-      "F0000 00:00:1717141650.89  77 a:b:12] x", "I0205 08:54:24.569114 130017276577600 max_utils.py:697]\tUsing",
-      "W1130 12:00:00 5 f.py:1]", "I1130 1:00:00.1 5 f.py:1] x"};
+  const std::vector<std::string> seeds = {"E1130 12:00:00.123456  1234 tpu_runtime.cc:88] RESOURCE_EXHAUSTED",
+                                          "F0000 00:00:1717141650.89  77 a:b:12] x",
+                                          "I0205 08:54:24.569114 130017276577600 max_utils.py:697]\tUsing",
+                                          "W1130 12:00:00 5 f.py:1]", "I1130 1:00:00.1 5 f.py:1] x"};
   const std::string alphabet = "IWEF0123456789 :.]\tab";
   std::mt19937 rng(5);
   int accepted = 0;
@@ -127,10 +128,11 @@ namespace {
 
 // The quick test may let through lines no prefix matches, never the reverse.
 TEST(MayStartWithPrefix, NeverRefusesALineAPrefixPatternMatches) {
-  const std::vector<std::string> pieces = {"worker", "-", "_", "3", "12", ":", " ", "|", " - ", "INFO", "ERROR",
-                                           "WARNING", "root", ".", "x", "I", "E", "1130 12:00:00.1", "f.py:1]",
-                                           "\t", "[", "]", "Memstats", "Using", "(GB)", "CRITICAL", "pid=3",
-                                           "-3: ", "_12 | ", " - INFO - ", ":root:", " | ", "1130 "};
+  const std::vector<std::string> pieces = {
+      "worker",  "-",      "_",          "3",      "12",       ":",     " ",    "|",        " - ",
+      "INFO",    "ERROR",  "WARNING",    "root",   ".",        "x",     "I",    "E",        "1130 12:00:00.1",
+      "f.py:1]", "\t",     "[",          "]",      "Memstats", "Using", "(GB)", "CRITICAL", "pid=3",
+      "-3: ",    "_12 | ", " - INFO - ", ":root:", " | ",      "1130 "};
   std::mt19937 rng(29);
   int prefixed = 0;
   for (int round = 0; round < 200000; ++round) {

@@ -1,10 +1,11 @@
 #include "core/input/line_reader.h"
-#include "core/input/count_newlines.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
+
+#include "core/input/count_newlines.h"
 
 namespace oomlens {
 namespace {

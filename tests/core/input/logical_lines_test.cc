@@ -20,15 +20,16 @@ struct Got {
 class LogicalLinesTest : public ::testing::Test {
  protected:
   LogicalLinesTest()
-      : lines_([this](const LogicalLine& l) {
-                 got_.push_back(Got{std::string(l.text), std::string(l.host), l.number, l.known_candidate,
-                                    l.physical ? l.physical->size() : 0});
-               },
-               [](std::string_view text) { return text.find("OOM") != std::string_view::npos; },
-               [this](std::string_view, bool) {
-                 ++questions_;
-                 return matters_;
-               }) {
+      : lines_(
+            [this](const LogicalLine& l) {
+              got_.push_back(Got{std::string(l.text), std::string(l.host), l.number, l.known_candidate,
+                                 l.physical ? l.physical->size() : 0});
+            },
+            [](std::string_view text) { return text.find("OOM") != std::string_view::npos; },
+            [this](std::string_view, bool) {
+              ++questions_;
+              return matters_;
+            }) {
     lines_.Begin();
   }
   void Push(const std::string& text, uint64_t number, bool holds_hit = false) {

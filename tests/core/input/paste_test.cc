@@ -20,7 +20,8 @@ struct Logical {
 std::vector<Logical> Restore(const std::string& text, PasteRestorer::StartsMessage starts = nullptr) {
   std::vector<Logical> out;
   PasteRestorer restorer(
-      [&out](std::string_view line, uint64_t number, const std::string&, const std::vector<std::string_view>& physical) {
+      [&out](std::string_view line, uint64_t number, const std::string&,
+             const std::vector<std::string_view>& physical) {
         out.push_back({std::string(line), number, physical.size()});
       },
       std::move(starts));
@@ -38,7 +39,8 @@ std::vector<Logical> Restore(const std::string& text, PasteRestorer::StartsMessa
 }
 
 const char kE0101[] =
-    "RESOURCE_EXHAUSTED: Error loading program 'jit_step': Attempting to reserve 29.49G at the bottom of memory. "
+    "RESOURCE_EXHAUSTED: Error loading program 'jit_step': Attempting to reserve 29.49G at the bottom of "
+    "memory. "
     "That was not possible. There are 147.64M free, 0B reserved, and 147.64M reservable.";
 
 TEST(PasteRestorer, AMessageWrappedAtSixtyColumnsIsOneLineAgain) {
@@ -54,7 +56,8 @@ TEST(PasteRestorer, AMessageWrappedAtSixtyColumnsIsOneLineAgain) {
 }
 
 TEST(PasteRestorer, QuotesBoldBackticksAndEntitiesGo) {
-  auto lines = Restore("> `Used **18.20G** of **15.48G** hbm. Exceeded hbm capacity by 2.72G &amp; more &gt; less.`\n");
+  auto lines = Restore(
+      "> `Used **18.20G** of **15.48G** hbm. Exceeded hbm capacity by 2.72G &amp; more &gt; less.`\n");
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].text, "Used 18.20G of 15.48G hbm. Exceeded hbm capacity by 2.72G & more > less.");
 }
@@ -67,12 +70,15 @@ TEST(PasteRestorer, ALazyContinuationOfAQuotedLineJoinsIt) {
       "> 2025-01-05 09:48:28.754893: I external/xla/xla/tsl/framework/bfc_allocator.cc:1114] InUse at\n"
       "7972f06b2800 of size 4000000000 next 2\n");
   ASSERT_EQ(lines.size(), 2u);
-  EXPECT_NE(lines[0].text.find("InUse at 797202000000 of size 4000000000"), std::string::npos) << lines[0].text;
+  EXPECT_NE(lines[0].text.find("InUse at 797202000000 of size 4000000000"), std::string::npos)
+      << lines[0].text;
   EXPECT_EQ(lines[1].number, 3u);
 }
 
 TEST(PasteRestorer, ALineCutInsideAMessagesStartJoins) {
-  auto starts = [](std::string_view text) { return text.find("Killed process 7899") != std::string_view::npos; };
+  auto starts = [](std::string_view text) {
+    return text.find("Killed process 7899") != std::string_view::npos;
+  };
   auto lines = Restore(
       "[Sun Mar 30 08:24:00 2025] Out of memory: Killed process\n"
       "7899 (python) total-vm:26184840kB, anon-rss:15370088kB\n",
@@ -103,7 +109,8 @@ TEST(PasteRestorer, GutterAndNumberedListMarkersGo) {
 
 TEST(PasteRestorer, LogRecordsStayApartWhateverTheirLength) {
   std::string text =
-      "I1130 12:00:00.000000  1234 train.py:10] step 100 loss=2.3010 tokens/s/device=4712 mfu=0.41 hbm=12.1G\n"
+      "I1130 12:00:00.000000  1234 train.py:10] step 100 loss=2.3010 tokens/s/device=4712 mfu=0.41 "
+      "hbm=12.1G\n"
       "I1130 12:00:01.000000  1234 train.py:10] step 101 loss=2.2990\n"
       "E1130 12:00:02.000000  1234 pjrt.cc:1] RESOURCE_EXHAUSTED: Error allocating device buffer\n";
   auto lines = Restore(text);
@@ -123,8 +130,9 @@ TEST(PasteRestorer, ATracebackStaysATraceback) {
 }
 
 TEST(PasteRestorer, TableRowsAndListingsStayApart) {
-  auto stats = Restore("Stats:\nLimit:                 10625279591\nInUse:                  7350513920\n"
-                       "MaxInUse:               7464792320\n");
+  auto stats = Restore(
+      "Stats:\nLimit:                 10625279591\nInUse:                  7350513920\n"
+      "MaxInUse:               7464792320\n");
   EXPECT_EQ(stats.size(), 4u);
   auto chunks = Restore(
       "Chunk at 0x7f0a00000000 of size 1073741824 next 1 in use by the forward pass\n"
@@ -134,7 +142,9 @@ TEST(PasteRestorer, TableRowsAndListingsStayApart) {
 }
 
 TEST(PasteRestorer, ALineHoldingAMessagesStartStaysApartUnlessCutMidSentence) {
-  auto starts = [](std::string_view text) { return text.find("Attempting to reserve") != std::string_view::npos; };
+  auto starts = [](std::string_view text) {
+    return text.find("Attempting to reserve") != std::string_view::npos;
+  };
   auto apart = Restore(
       "The job printed this error, which ends the first paragraph of the report here.\n"
       "Attempting to reserve 29.49G at the bottom of memory. That was not possible.\n",
@@ -158,9 +168,12 @@ TEST(PasteRestorer, FencesAndBlankLinesAreBreaks) {
 
 TEST(PasteRestorer, AMachineLogTurnsItOffAfterTheWindow) {
   std::vector<Logical> out;
-  PasteRestorer restorer([&out](std::string_view line, uint64_t number, const std::string&,
-                                const std::vector<std::string_view>&) { out.push_back({std::string(line), number, 1}); },
-                         nullptr);
+  PasteRestorer restorer(
+      [&out](std::string_view line, uint64_t number, const std::string&,
+             const std::vector<std::string_view>&) {
+        out.push_back({std::string(line), number, 1});
+      },
+      nullptr);
   restorer.Begin();
   std::string line = "I1130 12:00:00.000000  1234 train.py:10] step 100 loss=2.3010 tokens/s/device=4712";
   uint64_t number = 0;
@@ -172,8 +185,8 @@ TEST(PasteRestorer, AMachineLogTurnsItOffAfterTheWindow) {
 }
 
 TEST(PasteRestorer, APastedLogKeepsItOn) {
-  PasteRestorer restorer([](std::string_view, uint64_t, const std::string&, const std::vector<std::string_view>&) {},
-                         nullptr);
+  PasteRestorer restorer(
+      [](std::string_view, uint64_t, const std::string&, const std::vector<std::string_view>&) {}, nullptr);
   restorer.Begin();
   std::string line = "> I1130 12:00:00.000000  1234 train.py:10] step 100 loss=2.3010 tokens/s/device=4712";
   for (uint64_t number = 1; number * (line.size() + 1) < PasteRestorer::kWindowBytes + 4096; ++number)

@@ -90,7 +90,8 @@ TEST(ParseSize, ShortDecimalsReadExactlyAsFromChars) {
     if (dot < digits.size()) digits.insert(dot, ".");
     if (digits.front() == '.') digits.insert(0, "0");
     double expected = 0;
-    ASSERT_EQ(std::from_chars(digits.data(), digits.data() + digits.size(), expected).ec, std::errc()) << digits;
+    ASSERT_EQ(std::from_chars(digits.data(), digits.data() + digits.size(), expected).ec, std::errc())
+        << digits;
     auto size = ParseSize(digits + "K", &error);  // x 1024 keeps every bit of the value
     ASSERT_TRUE(size.has_value()) << digits << ": " << error;
     ASSERT_EQ(size->bytes, std::llround(expected * 1024.0)) << digits;
@@ -100,7 +101,8 @@ TEST(ParseSize, ShortDecimalsReadExactlyAsFromChars) {
 // "3.30G" takes a one-pass reader; a leading space sends the same size through the
 // general one. Both must agree on bytes, tolerance and errors.
 TEST(ParseSize, TheSimpleShapeReadsAsTheGeneralReaderReadsIt) {
-  const std::vector<std::string> units = {"", "B", "K", "KiB", "M", "MB", "G", "GiB", "g", "T", "TB", "P", "E", "X", "bytes"};
+  const std::vector<std::string> units = {"",  "B", "K",  "KiB", "M", "MB", "G",    "GiB",
+                                          "g", "T", "TB", "P",   "E", "X",  "bytes"};
   std::mt19937_64 rng(37);
   std::string error_fast, error_slow;
   for (int round = 0; round < 50000; ++round) {

@@ -4,11 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "tests/core/scan_fixture.h"
 
@@ -16,7 +15,8 @@ namespace oomlens {
 namespace {
 
 const std::string kRuntimes = std::string(OOMLENS_SOURCE_DIR) + "/testdata/logs/runtimes/";
-const std::set<std::string> kGeneralSignatures = {"unrecognized_oom", "memory_failure", "oom_statement", "memory_kill"};
+const std::set<std::string> kGeneralSignatures = {"unrecognized_oom", "memory_failure", "oom_statement",
+                                                  "memory_kill"};
 
 std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -36,8 +36,8 @@ TEST_F(GeneralReader, ReadsEveryRuntimeOfTheManifest) {
     const Incident* found = nullptr;
     for (const auto& incident : report.incidents)
       if (incident.kind == entry["kind"]) found = &incident;
-    ASSERT_NE(found, nullptr) << file << ": no incident of kind " << entry["kind"] << " (" << report.incidents.size()
-                              << " incidents)";
+    ASSERT_NE(found, nullptr) << file << ": no incident of kind " << entry["kind"] << " ("
+                              << report.incidents.size() << " incidents)";
     EXPECT_TRUE(kGeneralSignatures.count(found->signature))
         << file << " was read by the family signature " << found->signature << ", not the general reader";
     EXPECT_LT(found->match, 1.0) << file << ": a structural match says so";
@@ -56,7 +56,8 @@ TEST_F(GeneralReader, ReadsEveryRuntimeOfTheManifest) {
 }
 
 TEST_F(GeneralReader, LookAlikesAreNoOom) {
-  Report report = Scan(Slurp(std::string(OOMLENS_SOURCE_DIR) + "/testdata/logs/negative/general_reader_lookalikes.log"));
+  Report report =
+      Scan(Slurp(std::string(OOMLENS_SOURCE_DIR) + "/testdata/logs/negative/general_reader_lookalikes.log"));
   for (const auto& incident : report.incidents) ADD_FAILURE() << "false alarm: " << incident.excerpt.front();
 }
 

@@ -1,24 +1,24 @@
 // Reading ahead on a second thread must not change a report: every bundled log,
 // and logs built to put literals across chunk boundaries, in very long lines and
 // on a last line without a newline, scanned both ways.
-#include "core/rules/rule_data.h"
 #include "core/recognize/read_ahead.h"
-#include "core/run/scan_testing.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <optional>
 #include <random>
-#include <thread>
-#include <chrono>
-#include <atomic>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/rules/prefilter.h"
+#include "core/rules/rule_data.h"
+#include "core/run/scan_testing.h"
 #include "oomlens/render.h"
 #include "oomlens/rules.h"
 #include "oomlens/scanner.h"
@@ -50,8 +50,7 @@ class ReadAheadTest : public ::testing::Test {
   // thread or none: the same report.
   void ExpectSameReport(const std::string& path) {
     std::string alone = ScanToJson(path, false);
-    for (auto figures : {ReadFigures::kWhenBehind, ReadFigures::kAlways,
-                         ReadFigures::kNever}) {
+    for (auto figures : {ReadFigures::kWhenBehind, ReadFigures::kAlways, ReadFigures::kNever}) {
       EXPECT_EQ(FirstDifference(ScanToJson(path, true, figures), alone), "")
           << path << " (figures read ahead: " << static_cast<int>(figures) << ")";
     }
@@ -69,10 +68,13 @@ TEST_F(ReadAheadTest, EveryBundledLogGivesTheSameReport) {
 
 TEST_F(ReadAheadTest, LiteralsAcrossChunksLongLinesAndAnUnfinishedLastLine) {
   const std::string seed =
-      "E1130 12:00:00.000000  77 tpu.cc:1] RESOURCE_EXHAUSTED: Error loading program 'jit_step': Attempting to "
-      "reserve 29.49G at the bottom of memory. That was not possible. There are 147.64M free, 0B reserved, and "
+      "E1130 12:00:00.000000  77 tpu.cc:1] RESOURCE_EXHAUSTED: Error loading program 'jit_step': Attempting "
+      "to "
+      "reserve 29.49G at the bottom of memory. That was not possible. There are 147.64M free, 0B reserved, "
+      "and "
       "147.64M reservable.\n";
-  const std::string figure = "Memstats: step 7: Using (GB) 3.30 / 30.75 (11.0%) on TPU_1(process=0,(1,0,0,0))\n";
+  const std::string figure =
+      "Memstats: step 7: Using (GB) 3.30 / 30.75 (11.0%) on TPU_1(process=0,(1,0,0,0))\n";
   std::mt19937 rng(41);
   std::string log;
   while (log.size() < 3 * ReadAheadSource::kChunk) {
@@ -80,7 +82,8 @@ TEST_F(ReadAheadTest, LiteralsAcrossChunksLongLinesAndAnUnfinishedLastLine) {
       case 0: log += seed; break;
       case 1: log += figure; break;
       case 2: log += std::string(rng() % 5000, 'x') + "\n"; break;
-      default: log += "I1130 12:00:01.000000  77 train.py:9] step " + std::to_string(rng() % 1000) + " loss=0.5\n";
+      default:
+        log += "I1130 12:00:01.000000  77 train.py:9] step " + std::to_string(rng() % 1000) + " loss=0.5\n";
     }
   }
   for (size_t k = 1; k <= 3; ++k) {  // a literal split by each chunk boundary
@@ -104,11 +107,13 @@ TEST_F(ReadAheadTest, AnInterruptEndsAWaitOnAQuietPipe) {
     int fds[2];
     ASSERT_EQ(::pipe(fds), 0);
     std::string batch;
-    for (int i = 0; i < 50; ++i) batch += "I1130 12:00:00.000000  77 train.py:9] step " + std::to_string(i) + "\n";
+    for (int i = 0; i < 50; ++i)
+      batch += "I1130 12:00:00.000000  77 train.py:9] step " + std::to_string(i) + "\n";
     ASSERT_EQ(::write(fds[1], batch.data(), batch.size()), static_cast<ssize_t>(batch.size()));
     std::atomic<bool> returned{false};
     std::thread writer([&] {
-      for (int tick = 0; tick < 500 && !returned.load(); ++tick) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      for (int tick = 0; tick < 500 && !returned.load(); ++tick)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
       (void)!::write(fds[1], batch.data(), batch.size());
       ::close(fds[1]);
     });
@@ -130,7 +135,8 @@ TEST_F(ReadAheadTest, AnInterruptEndsAWaitOnAQuietPipe) {
     EXPECT_FALSE(ok) << read_ahead;
     EXPECT_TRUE(report.interrupted) << read_ahead;
     ASSERT_EQ(report.inputs.size(), 1u);
-    EXPECT_LE(report.inputs[0].lines, 50u) << "the scan waited for the writer (read ahead: " << read_ahead << ")";
+    EXPECT_LE(report.inputs[0].lines, 50u)
+        << "the scan waited for the writer (read ahead: " << read_ahead << ")";
   }
 }
 
@@ -173,7 +179,9 @@ TEST_F(ReadAheadTest, TheSecondThreadReadsFigureLinesForTheScanner) {
   std::string text = "I1130 12:00:00.000000  77 train.py:9] step 1 loss=0.5\n";
   uint64_t figure_offset = text.size();
   text += "Memstats: step 1: Using (GB) 3.30 / 30.75 (11.0%) on TPU_1(process=0,(1,0,0,0))\n";
-  text += "E1130 12:00:01.000000  77 tpu.cc:1] RESOURCE_EXHAUSTED: Attempting to reserve 29.49G at the bottom of memory.\n";
+  text +=
+      "E1130 12:00:01.000000  77 tpu.cc:1] RESOURCE_EXHAUSTED: Attempting to reserve 29.49G at the bottom of "
+      "memory.\n";
   StringSource source(text);
   FigureReader figures(RuleDataOf(rules_), std::make_shared<const Prefilter>(rules_.Literals()));
   ReadAheadSource ahead(&source, &figures, ReadFigures::kAlways);

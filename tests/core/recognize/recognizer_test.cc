@@ -1,9 +1,9 @@
-#include "core/rules/rule_data.h"
-#include "core/model/event.h"
 #include "core/recognize/recognizer.h"
 
 #include <gtest/gtest.h>
 
+#include "core/model/event.h"
+#include "core/rules/rule_data.h"
 #include "oomlens/rules.h"
 
 namespace oomlens {
@@ -46,13 +46,15 @@ TEST_F(RecognizerTest, WrappedMessageIsOneEvent) {
 // A size is a whole token or nothing: never the "1.5" of "1.5e+09", the "0" of
 // "0x10M" or the "10M" of "x10M".
 TEST_F(RecognizerTest, SizesAreWholeTokensOrNothing) {
-  auto exact = Recognize("RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 1.5e+09 bytes. "
-                         "That was not possible. There are 2.5e+03 MiB free.\n");
+  auto exact = Recognize(
+      "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 1.5e+09 bytes. "
+      "That was not possible. There are 2.5e+03 MiB free.\n");
   ASSERT_EQ(exact.size(), 1u);
   EXPECT_EQ(exact[0].facts.at("requested_bytes").integer, 1500000000);
   EXPECT_EQ(exact[0].facts.at("free_bytes").integer, 2621440000);
-  auto hex = Recognize("RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 0x10M. "
-                       "That was not possible. There are 6.43M free.\n");
+  auto hex = Recognize(
+      "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 0x10M. "
+      "That was not possible. There are 6.43M free.\n");
   for (const auto& e : hex) EXPECT_EQ(Fact(e, "requested_bytes"), "absent");
 }
 
@@ -101,7 +103,8 @@ TEST_F(RecognizerTest, MessageWithoutRequiredFactIsSkippedWithAWarning) {
 
 TEST_F(RecognizerTest, AbsurdNumbersAreDroppedNotInvented) {
   auto events = Recognize(
-      "Error allocating device buffer: Attempting to allocate 9999999999999999999999G. That was not possible. "
+      "Error allocating device buffer: Attempting to allocate 9999999999999999999999G. That was not "
+      "possible. "
       "There are 1.00G free.\n");
   EXPECT_TRUE(events.empty());
   ASSERT_EQ(problems_.size(), 2u);

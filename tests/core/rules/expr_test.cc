@@ -92,12 +92,12 @@ TEST_F(ExprTest, DivisionByZeroIsAbsent) {
 TEST_F(ExprTest, ErrorsSayWhatAndWhere) {
   EXPECT_EQ(ParseError("requested_bytes > bogus_bytes"),
             "unknown fact 'bogus_bytes' (see 'oomlens rules facts' for the list) @18");
-  EXPECT_EQ(ParseError("requested_bytes + request_to_free_ratio"),
-            "cannot add a number to a size @39");
+  EXPECT_EQ(ParseError("requested_bytes + request_to_free_ratio"), "cannot add a number to a size @39");
   EXPECT_EQ(ParseError("requested_bytes >"), "expression ends too early @17");
   EXPECT_EQ(ParseError("has(bogus)"), "has() needs a fact name, got 'bogus' @4");
   EXPECT_EQ(ParseError("program > 1"), "cannot compare a text fact with a number @11");
-  EXPECT_EQ(ParseError("frobnicate(1)"), "unknown function 'frobnicate' (functions: has, min, max, abs, ceil, floor, sqrt) @0");
+  EXPECT_EQ(ParseError("frobnicate(1)"),
+            "unknown function 'frobnicate' (functions: has, min, max, abs, ceil, floor, sqrt) @0");
   EXPECT_EQ(ParseError("sqrt(free_bytes)"), "sqrt() needs a number (a ratio of two sizes), not a size @16");
   EXPECT_EQ(ParseError("requested_bytes * free_bytes"), "cannot multiply two sizes @28");
   EXPECT_EQ(ParseError("(requested_bytes > 1G"), "expected ')' @21");
@@ -110,7 +110,8 @@ TEST_F(ExprTest, DeepNestingIsAnErrorNotAStackOverflow) {
   std::string deep = "-" + std::string(100000, '(') + "-(";
   std::string error = ParseError(deep);
   EXPECT_EQ(error.substr(0, 52), "expression nested too deeply (more than 64 levels) @");
-  EXPECT_TRUE(Eval(std::string(30, '(') + "1 < 2" + std::string(30, ')')).truth());  // reasonable nesting works
+  EXPECT_TRUE(
+      Eval(std::string(30, '(') + "1 < 2" + std::string(30, ')')).truth());  // reasonable nesting works
   EXPECT_EQ(ParseError(std::string(200, '-') + "1").substr(0, 28), "expression nested too deeply");
   std::string nots;
   for (int i = 0; i < 100; ++i) nots += "not ";
@@ -168,17 +169,20 @@ TEST(ExprFunctions, TheErrorTheHeaderAndTheParserAgree) {
   std::string list = error.substr(open + 12, error.find(')', open) - open - 12);
   std::ifstream header(std::string(OOMLENS_SOURCE_DIR) + "/src/core/rules/expr.h");
   std::string text((std::istreambuf_iterator<char>(header)), std::istreambuf_iterator<char>());
-  std::string documented = text.substr(text.find("// Functions:"), text.find("\n//", text.find("// Functions:") + 1) -
-                                                                          text.find("// Functions:"));
+  std::string documented =
+      text.substr(text.find("// Functions:"),
+                  text.find("\n//", text.find("// Functions:") + 1) - text.find("// Functions:"));
   std::stringstream names(list);
   std::string name;
   int count = 0;
   while (std::getline(names, name, ',')) {
     name.erase(0, name.find_first_not_of(' '));
     ++count;
-    EXPECT_NE(documented.find(name + "("), std::string::npos) << name << "() is not in expr.h's list: " << documented;
+    EXPECT_NE(documented.find(name + "("), std::string::npos)
+        << name << "() is not in expr.h's list: " << documented;
     if (name == "has") continue;
-    std::string src = name == "min" || name == "max" ? name + "(1, 2)" : name + "(requested_bytes / free_bytes)";
+    std::string src =
+        name == "min" || name == "max" ? name + "(1, 2)" : name + "(requested_bytes / free_bytes)";
     EXPECT_NE(Expr::Parse(src, &error, &offset), nullptr) << src << ": " << error;
   }
   EXPECT_EQ(count, 7);

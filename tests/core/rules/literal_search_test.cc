@@ -14,9 +14,17 @@
 namespace oomlens {
 namespace {
 
-const std::vector<std::string> kLiterals = {
-    "Attempting to reserve", "RESOURCE_EXHAUSTED", "Using (GB)", "exit code", "OOMKilled", "GiB /",
-    "memory used", "{'loss':",  "bad_alloc", " of size ",     "CUDA error: out of memory"};
+const std::vector<std::string> kLiterals = {"Attempting to reserve",
+                                            "RESOURCE_EXHAUSTED",
+                                            "Using (GB)",
+                                            "exit code",
+                                            "OOMKilled",
+                                            "GiB /",
+                                            "memory used",
+                                            "{'loss':",
+                                            "bad_alloc",
+                                            " of size ",
+                                            "CUDA error: out of memory"};
 
 // Indices of literals present in text, by std::string_view::find.
 std::set<size_t> NaiveWhich(const std::vector<std::string>& literals, std::string_view text) {
@@ -31,7 +39,8 @@ size_t NaiveFirstLine(const std::vector<std::string>& literals, std::string_view
   size_t line = 0;
   while (line <= text.size()) {
     size_t end = text.find('\n', line);
-    std::string_view piece = text.substr(line, end == std::string_view::npos ? std::string_view::npos : end - line);
+    std::string_view piece =
+        text.substr(line, end == std::string_view::npos ? std::string_view::npos : end - line);
     if (!NaiveWhich(literals, piece).empty()) return line;
     if (end == std::string_view::npos) break;
     line = end + 1;
@@ -52,7 +61,9 @@ std::string RandomText(std::mt19937* rng, const std::vector<std::string>& litera
     const std::string& lit = literals[(*rng)() % literals.size()];
     switch (what(*rng)) {
       case 0: out += lit; break;
-      case 1: case 2: case 3: {
+      case 1:
+      case 2:
+      case 3: {
         size_t from = (*rng)() % lit.size();
         out += lit.substr(from, (*rng)() % (lit.size() - from + 1));
         break;
@@ -101,7 +112,8 @@ TEST_P(LiteralSearchBoth, FindsALiteralAtEveryOffsetAndAtTheVeryEnd) {
 }
 
 INSTANTIATE_TEST_SUITE_P(FirstPass, LiteralSearchBoth,
-                         ::testing::Values(LiteralSearch::FirstPass::kFastest, LiteralSearch::FirstPass::kPortable));
+                         ::testing::Values(LiteralSearch::FirstPass::kFastest,
+                                           LiteralSearch::FirstPass::kPortable));
 
 TEST(LiteralSearch, ReportsTheLineOfTheEarliestLiteralWhateverTheFingerprints) {
   auto search = LiteralSearch::Build(kLiterals);
@@ -114,8 +126,8 @@ TEST(LiteralSearch, ReportsTheLineOfTheEarliestLiteralWhateverTheFingerprints) {
 
 TEST(LiteralSearch, DeclinesLiteralsItCannotFingerprint) {
   EXPECT_EQ(LiteralSearch::Build({}), nullptr);
-  EXPECT_EQ(LiteralSearch::Build({"ok", "Using (GB)"}), nullptr);         // shorter than 3 bytes
-  EXPECT_EQ(LiteralSearch::Build({"two\nlines"}), nullptr);               // a newline
+  EXPECT_EQ(LiteralSearch::Build({"ok", "Using (GB)"}), nullptr);          // shorter than 3 bytes
+  EXPECT_EQ(LiteralSearch::Build({"two\nlines"}), nullptr);                // a newline
   EXPECT_EQ(LiteralSearch::Build({"\xc3\xa9\xc3\xa9\xc3\xa9"}), nullptr);  // no 3 ASCII bytes in a row
   auto three = LiteralSearch::Build({"OOM", "bad_alloc"});
   ASSERT_NE(three, nullptr);

@@ -21,9 +21,7 @@ const char kGoodSignature[] = R"json({"version": 1, "signatures": [{
   "require": ["requested_bytes"],
   "samples": [{"text": "Demo OOM: wanted 1.00G", "expect": {"requested_bytes": "1.00G"}}]}]})json";
 
-TEST(RuleLoader, AcceptsAValidDocument) {
-  EXPECT_TRUE(LoadProblems(kGoodSignature, true).empty());
-}
+TEST(RuleLoader, AcceptsAValidDocument) { EXPECT_TRUE(LoadProblems(kGoodSignature, true).empty()); }
 
 TEST(RuleLoader, RejectsInvalidJsonWithItsLocation) {
   auto problems = LoadProblems("{\"version\": 1,\n  \"signatures\": [\n    {\"id\": }\n  ]}");
@@ -37,15 +35,18 @@ TEST(RuleLoader, ANumberTooLargeForADoubleIsAnErrorNotACrash) {
   auto problems = LoadProblems("{\"version\": 1, \"x\": -55555E555558}");
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_NE(problems[0].find("bad.json: invalid JSON: [json.exception.out_of_range.406] number overflow"),
-            std::string::npos) << problems[0];
+            std::string::npos)
+      << problems[0];
 }
 
 TEST(RuleLoader, RejectsUnknownKeyListingAllowedKeys) {
   auto problems = LoadProblems("{\"version\": 1, \"signatures\": [\n  {\"id\": \"x\", \"strat\": \"y\"}]}");
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0],
-            "bad.json:2:24: /signatures/0/strat: unknown key 'strat' (help: allowed keys: activity, after, aggregates, annotates, code, complete, "
-            "description, facts, follow, fragment, id, items, kind, kind_when, literals, match, max_lines, max_wrap, priority, reject, require, samples, "
+            "bad.json:2:24: /signatures/0/strat: unknown key 'strat' (help: allowed keys: activity, after, "
+            "aggregates, annotates, code, complete, "
+            "description, facts, follow, fragment, id, items, kind, kind_when, literals, match, max_lines, "
+            "max_wrap, priority, reject, require, samples, "
             "series, start, title, values)");
 }
 
@@ -56,8 +57,10 @@ TEST(RuleLoader, ValuesNeedATextFactThatAPatternCaptures) {
   "values": {"requested_bytes": {"1": "one"}, "memory_space": {"203": "hbm"}},
   "samples": [{"text": "Demo OOM: wanted 1.00G", "expect": {"requested_bytes": "1.00G"}}]}]})json");
   ASSERT_EQ(problems.size(), 2u);
-  EXPECT_NE(problems[0].find("/values/memory_space: 'values' needs a text fact that a pattern of 'facts' captures"),
-            std::string::npos) << problems[0];
+  EXPECT_NE(
+      problems[0].find("/values/memory_space: 'values' needs a text fact that a pattern of 'facts' captures"),
+      std::string::npos)
+      << problems[0];
   EXPECT_NE(problems[1].find("/values/requested_bytes:"), std::string::npos) << problems[1];
 }
 
@@ -109,9 +112,10 @@ TEST(RuleLoader, RejectsBadCauseExpressions) {
   EXPECT_EQ(problems[1],
             "bad.json:2:49: /causes/0/confidence: 'confidence' must be a number from 0 to 1 (help: e.g. "
             "\"confidence\": 0.8)");
-  EXPECT_EQ(problems[2],
-            "bad.json:3:52: /causes/0/summary: bad template at column 3: unclosed '{' (write '{{' for a brace) "
-            "(help: parts are {expression} or {expression:format})");
+  EXPECT_EQ(
+      problems[2],
+      "bad.json:3:52: /causes/0/summary: bad template at column 3: unclosed '{' (write '{{' for a brace) "
+      "(help: parts are {expression} or {expression:format})");
 }
 
 TEST(RuleLoader, SamplesThatDoNotMatchAreErrors) {
@@ -149,7 +153,8 @@ TEST(RuleLoader, SampleFieldsOfTheWrongTypeAreProblems) {
                                true);
   ASSERT_EQ(problems.size(), 6u);
   EXPECT_NE(problems[0].find("bad.json:3:"), std::string::npos) << problems[0];
-  EXPECT_NE(problems[0].find("sample key 'no_match' must be true or false"), std::string::npos) << problems[0];
+  EXPECT_NE(problems[0].find("sample key 'no_match' must be true or false"), std::string::npos)
+      << problems[0];
   EXPECT_NE(problems[1].find("sample key 'text' must be a string"), std::string::npos) << problems[1];
   EXPECT_NE(problems[2].find("'allocations' must be a whole number"), std::string::npos) << problems[2];
   EXPECT_NE(problems[5].find("'facts' must be an object of facts"), std::string::npos) << problems[5];

@@ -5,9 +5,8 @@
 #include <gtest/gtest.h>
 #include <re2/re2.h>
 
-#include <random>
-
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "core/rules/rule_data.h"
 #include "oomlens/rules.h"
@@ -18,7 +17,7 @@ namespace {
 TEST(LiteralPrefix, StopsAtTheFirstCharacterThatIsNotCertain) {
   EXPECT_EQ(LiteralPrefix(R"(Using \(GB\) (?P<x>[\d.]+))"), "Using (GB) ");
   EXPECT_EQ(LiteralPrefix(R"(\) on (?P<k>\w+))"), ") on ");
-  EXPECT_EQ(LiteralPrefix("abc+d"), "ab");      // c may repeat: only "ab" is sure
+  EXPECT_EQ(LiteralPrefix("abc+d"), "ab");  // c may repeat: only "ab" is sure
   EXPECT_EQ(LiteralPrefix("abc?d"), "ab");
   EXPECT_EQ(LiteralPrefix("ab{2}"), "a");
   EXPECT_EQ(LiteralPrefix(R"(\d+ bytes)"), "");  // a class first
@@ -37,7 +36,8 @@ void ExpectSameCaptures(const FactPattern& with_prefix, const std::string& text,
   size_t end_a = 0, end_b = 0;
   bool found_a = MatchFactsFrom(with_prefix, text, pos, &end_a,
                                 [&a](const FactGroup&, std::string_view v) { a.emplace_back(v); });
-  bool found_b = MatchFactsFrom(plain, text, pos, &end_b, [&b](const FactGroup&, std::string_view v) { b.emplace_back(v); });
+  bool found_b = MatchFactsFrom(plain, text, pos, &end_b,
+                                [&b](const FactGroup&, std::string_view v) { b.emplace_back(v); });
   ASSERT_EQ(found_a, found_b) << with_prefix.re->pattern() << " on: " << text;
   if (!found_a) return;
   EXPECT_EQ(end_a, end_b) << with_prefix.re->pattern() << " on: " << text;

@@ -4,9 +4,9 @@
 #include "core/rules/simple_pattern.h"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <re2/re2.h>
 
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,7 +18,8 @@ namespace oomlens {
 namespace {
 
 // Compares one search from pos; returns false (with a message) on a difference.
-::testing::AssertionResult SameAsRe2(const SimplePattern& simple, const RE2& re, const std::string& text, size_t pos) {
+::testing::AssertionResult SameAsRe2(const SimplePattern& simple, const RE2& re, const std::string& text,
+                                     size_t pos) {
   int n = re.NumberOfCapturingGroups() + 1;
   std::vector<re2::StringPiece> expected(static_cast<size_t>(n));
   bool found = re.Match(text, pos, text.size(), RE2::UNANCHORED, expected.data(), n);
@@ -34,16 +35,18 @@ namespace {
     if (!same && !(expected[i].empty() && got[i].empty() && expected[i].data() == nullptr))
       return ::testing::AssertionFailure() << re.pattern() << " on '" << text << "' group " << g << ": RE2 '"
                                            << std::string(expected[i].data(), expected[i].size()) << "' at "
-                                           << (expected[i].data() - text.data()) << ", here '" << got[i] << "' at "
-                                           << (got[i].data() - text.data());
+                                           << (expected[i].data() - text.data()) << ", here '" << got[i]
+                                           << "' at " << (got[i].data() - text.data());
   }
   return ::testing::AssertionSuccess();
 }
 
 std::string RandomPattern(std::mt19937* rng) {
-  static const std::vector<std::string> atoms = {"a", "b", ":", " ", "\\(", "\\.", "[ab]", "[^a]", "\\d", "\\w",
-                                                 "\\s", ".", "[a-c]", "[\\d.]", "x", "[^\\s\\]]", "\\n"};
-  static const std::vector<std::string> quantifiers = {"", "", "", "?", "*", "+", "{2}", "{1,3}", "{2,}", "+?"};
+  static const std::vector<std::string> atoms = {"a",     "b",      ":",   " ",         "\\(", "\\.",
+                                                 "[ab]",  "[^a]",   "\\d", "\\w",       "\\s", ".",
+                                                 "[a-c]", "[\\d.]", "x",   "[^\\s\\]]", "\\n"};
+  static const std::vector<std::string> quantifiers = {"",  "",    "",      "?",    "*",
+                                                       "+", "{2}", "{1,3}", "{2,}", "+?"};
   std::string pattern;
   int items = 1 + static_cast<int>((*rng)() % 6);
   bool in_group = false;

@@ -49,7 +49,8 @@ TEST_F(ScannerTest, SparseCoreWordsTooManyForBytesAreAWarningNotAFact) {
   // E3000 sizes are 32-bit words: a count whose bytes overflow is dropped, the rest is read.
   Report r = Scan(
       "INTERNAL:Failed to run pass pipeline. Hlo-Op: result.1:2:1: error: 'memref.alloca' op current "
-      "allocation offset upper bound (140704 words) exceeds the legitimate user allocatable offset upper bound "
+      "allocation offset upper bound (140704 words) exceeds the legitimate user allocatable offset upper "
+      "bound "
       "(131071 words) in memory space 202 when allocating 9999999999999999999 words.\n");
   ASSERT_EQ(r.incidents.size(), 1u);
   const Incident& i = r.incidents[0];
@@ -58,7 +59,8 @@ TEST_F(ScannerTest, SparseCoreWordsTooManyForBytesAreAWarningNotAFact) {
   EXPECT_EQ(i.facts.at("memory_space").text, "spmem");
   EXPECT_EQ(i.facts.count("requested_bytes"), 0u);
   bool warned = false;
-  for (const auto& p : r.problems) warned = warned || p.message.find("ignored requested_bytes") != std::string::npos;
+  for (const auto& p : r.problems)
+    warned = warned || p.message.find("ignored requested_bytes") != std::string::npos;
   EXPECT_TRUE(warned);
 }
 
@@ -134,8 +136,11 @@ TEST_F(ScannerTest, UnreadableInputsAreProblemsNotCrashes) {
   scanner.ScanText(kSeed, "paste");
   Report r = scanner.Finish();
   ASSERT_EQ(r.problems.size(), 2u);
-  EXPECT_EQ(FormatProblem(r.problems[0]), "/nonexistent/oomlens.log: No such file or directory (help: check the path)");
-  EXPECT_EQ(FormatProblem(r.problems[1]), "/: is a directory (help: give the log files inside it (e.g. //*.log), or -r to read it recursively)");
+  EXPECT_EQ(FormatProblem(r.problems[0]),
+            "/nonexistent/oomlens.log: No such file or directory (help: check the path)");
+  EXPECT_EQ(
+      FormatProblem(r.problems[1]),
+      "/: is a directory (help: give the log files inside it (e.g. //*.log), or -r to read it recursively)");
   EXPECT_EQ(r.incidents.size(), 1u);  // the other input is still reported
 }
 
@@ -147,7 +152,8 @@ TEST_F(ScannerTest, BinaryJunkAndGiantLinesAreSurvived) {
   ASSERT_EQ(r.incidents.size(), 1u);  // the message after the giant line is still found
   EXPECT_EQ(r.incidents[0].occurrences, 1u);
   bool warned = false;
-  for (const auto& p : r.problems) warned = warned || p.message.find("longer than 4.00M") != std::string::npos;
+  for (const auto& p : r.problems)
+    warned = warned || p.message.find("longer than 4.00M") != std::string::npos;
   EXPECT_TRUE(warned);
 }
 
@@ -182,10 +188,11 @@ TEST_F(ScannerTest, OneDominantAllocationIsNotACapacityProblem) {
   ASSERT_EQ(r.incidents.size(), 1u);
   const Incident& i = r.incidents[0];
   EXPECT_EQ(i.diagnosis.best.cause, "unexpectedly_large_allocation");
-  EXPECT_EQ(i.diagnosis.summary,
-            "One allocation dominates: 12.00G (75% of the 16.00G limit) for f32[32,8192,12288]{2,1,0:T(8,128)} "
-            "from model/scores at /app/model.py:88. That points to missing sharding or a debugging artifact, not "
-            "to capacity.");
+  EXPECT_EQ(
+      i.diagnosis.summary,
+      "One allocation dominates: 12.00G (75% of the 16.00G limit) for f32[32,8192,12288]{2,1,0:T(8,128)} "
+      "from model/scores at /app/model.py:88. That points to missing sharding or a debugging artifact, not "
+      "to capacity.");
   ASSERT_EQ(i.diagnosis.alternatives.size(), 1u);
   EXPECT_EQ(i.diagnosis.alternatives[0].cause, "aggregate_usage");
 }
@@ -211,7 +218,8 @@ TEST_F(ScannerTest, OneFailureReportedTwicePoolsItsFacts) {
   // shows only the tensor. Each report gets the figures only the other printed, so
   // both are decided on all of them, and agree.
   Report r = Scan(
-      "W bfc_allocator.cc:273] Allocator (GPU_0_bfc) ran out of memory trying to allocate 512.00MiB.  Current "
+      "W bfc_allocator.cc:273] Allocator (GPU_0_bfc) ran out of memory trying to allocate 512.00MiB.  "
+      "Current "
       "allocation summary follows.\n"
       "I bfc_allocator.cc:683] Sum Total of in-use chunks: 874.79MiB\n"
       "I bfc_allocator.cc:684] total_region_allocated_bytes_: 1148427008 memory_limit_: 1843986432 available "
@@ -220,7 +228,8 @@ TEST_F(ScannerTest, OneFailureReportedTwicePoolsItsFacts) {
       "Limit:                  1846018048\n"
       "InUse:                   917282560\n"
       "MaxInUse:                917282560\n"
-      "W op_kernel.cc:1753] OP_REQUIRES failed at transpose_op.cc:198 : Resource exhausted: OOM when allocating "
+      "W op_kernel.cc:1753] OP_REQUIRES failed at transpose_op.cc:198 : Resource exhausted: OOM when "
+      "allocating "
       "tensor with shape[4,2048,128,128] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by "
       "allocator GPU_0_bfc\n");
   ASSERT_EQ(r.incidents.size(), 2u);
@@ -275,15 +284,20 @@ TEST_F(ScannerTest, PytorchCausesFollowTheNumbers) {
     const char* cause;
   } cases[] = {
       {"CUDA out of memory. Tried to allocate 1.65 GiB (GPU 1; 7.79 GiB total capacity; 3.53 GiB already "
-       "allocated; 1.40 GiB free; 5.28 GiB reserved in total by PyTorch)", "fragmentation"},
+       "allocated; 1.40 GiB free; 5.28 GiB reserved in total by PyTorch)",
+       "fragmentation"},
       {"CUDA out of memory. Tried to allocate 74.00 MiB (GPU 0; 11.91 GiB total capacity; 10.79 GiB already "
-       "allocated; 12.94 MiB free; 11.21 GiB reserved in total by PyTorch)", "aggregate_usage"},
+       "allocated; 12.94 MiB free; 11.21 GiB reserved in total by PyTorch)",
+       "aggregate_usage"},
       {"CUDA out of memory. Tried to allocate 10.73 GiB (GPU 0; 8.00 GiB total capacity; 17.20 GiB already "
-       "allocated; 0 bytes free; 19.15 GiB reserved in total by PyTorch)", "oversize"},
+       "allocated; 0 bytes free; 19.15 GiB reserved in total by PyTorch)",
+       "oversize"},
       {"CUDA out of memory. Tried to allocate 90.00 MiB. GPU 0 has a total capacity of 23.52 GiB of which "
-       "32.06 MiB is free. Process 323138 has 2.16 GiB memory in use. Process 2514068 has 21.30 GiB memory in "
+       "32.06 MiB is free. Process 323138 has 2.16 GiB memory in use. Process 2514068 has 21.30 GiB memory "
+       "in "
        "use. Of the allocated memory 1.52 GiB is allocated by PyTorch, and 85.39 MiB is reserved by PyTorch "
-       "but unallocated.", "other_process"},
+       "but unallocated.",
+       "other_process"},
   };
   for (const auto& c : cases) {
     Report r = Scan(c.message);
@@ -295,7 +309,8 @@ TEST_F(ScannerTest, PytorchCausesFollowTheNumbers) {
 // Figures computed by hand from the dump's "Free at" / "Chunk at" lines.
 TEST_F(ScannerTest, CompleteBfcDumpFiguresMatchAHandCount) {
   Scanner scanner(rules_, {});
-  ASSERT_TRUE(scanner.ScanFile(std::string(OOMLENS_SOURCE_DIR) + "/testdata/logs/gpu/bfc_dump_tf1_other_process.log"));
+  ASSERT_TRUE(scanner.ScanFile(std::string(OOMLENS_SOURCE_DIR) +
+                               "/testdata/logs/gpu/bfc_dump_tf1_other_process.log"));
   Report r = scanner.Finish();
   ASSERT_EQ(r.incidents.size(), 2u);
   const Incident& bfc = r.incidents[0];
