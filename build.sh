@@ -13,6 +13,7 @@
 #   ./build.sh web      the static page (docs/web.md): the core compiled to WebAssembly
 #                     with Debian's emscripten and RE2 built from Debian's source, into
 #                     WEB_DIR/site (default build-web/site), then its tests in Chromium
+#   ./build.sh format   every C++ file as .clang-format formats it (lists those that differ)
 #   ./build.sh score    the corpus scores (../shared/tools/corpus-check on each collection)
 #                     and the leave-one-family-out run (tests/score/): figures, not a verdict
 #   ./build.sh package  the .deb (CPack): a --prefix install checked, the package
@@ -230,6 +231,21 @@ package() {
 # The wheel, built offline from Debian's packages (no registry of Python packages is
 # reachable: --no-build-isolation), then installed in a fresh venv that sees Debian's
 # packages and run on the example, and as the fleet on a local Dask cluster.
+# The C++ as .clang-format writes it: the files that differ are listed with the fix.
+format_check() {
+  install_packages clang-format
+  local differ=() f
+  while IFS= read -r f; do
+    clang-format --style=file "$f" | cmp -s "$f" - || differ+=("$f")
+  done < <(git ls-files 'src/*.cc' 'src/*.h' 'include/*.h' 'tests/*.cc' 'tests/*.h')
+  if [ ${#differ[@]} -gt 0 ]; then
+    say "error: ${#differ[@]} files differ from .clang-format: ${differ[*]}"
+    say "help: clang-format -i ${differ[*]}"
+    exit 1
+  fi
+  say "every C++ file is formatted as .clang-format says"
+}
+
 # The scores on real logs: each corpus collection, then each family left out in turn
 # (its signatures removed, its logs read with everything else). They measure; the
 # unit tests judge. Skipped, saying so, where ../shared/corpus is absent.
@@ -290,11 +306,12 @@ case "${1:-}" in
   browser) browser ;;
   web) web ;;
   sarif) sarif ;;
+  format) format_check ;;
   score) score ;;
   package) package ;;
   python) python_package ;;
   *)
-    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac
