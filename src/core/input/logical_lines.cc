@@ -26,12 +26,26 @@ LogicalLines::LogicalLines(Sink sink, HoldsStart holds_start, MayMatter may_matt
 
 void LogicalLines::Begin() { paste_.Begin(); }
 
-void LogicalLines::Flush() { paste_.Flush(); }
+void LogicalLines::Flush() {
+  EmitPartial();
+  paste_.Flush();
+}
+
+// What CRI partials held, as one line: its rest never came, or it grew past the cap.
+void LogicalLines::EmitPartial() {
+  if (cri_partial_.empty()) return;
+  std::string text = std::move(cri_partial_);
+  cri_partial_.clear();
+  Physical(text, partial_number_, false);
+}
 
 void LogicalLines::Push(const Line& line) {
   std::string_view text = line.text;
   bool complete = true;
+  bool held = !cri_partial_.empty();
   if (UnwrapCri(text, &cri_partial_, &unwrapped_, &complete)) {
+    if (!held) partial_number_ = line.number;
+    if (!complete && cri_partial_.size() > kMaxPartialBytes) EmitPartial();
     if (!complete) return;  // wait for the rest of the line
     text = unwrapped_;
   }

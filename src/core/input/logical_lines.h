@@ -51,8 +51,11 @@ class LogicalLines {
   void Begin();
   /// One physical line of the current input.
   void Push(const Line& line);
-  /// Hands on every line still held (end of input).
+  /// Hands on every line still held (end of input): a CRI partial whose rest never
+  /// came is a line too.
   void Flush();
+  /// A CRI partial line longer than this is handed on as it is (memory stays bounded).
+  static constexpr size_t kMaxPartialBytes = 4 * 1024 * 1024;
   /// True when nothing is held and every line goes straight on: lines without a
   /// literal cannot matter then.
   bool idle() const { return cri_partial_.empty() && !paste_.active(); }
@@ -64,7 +67,10 @@ class LogicalLines {
   Sink sink_;
   MayMatter may_matter_;
   PasteRestorer paste_;
+  void EmitPartial();
+
   std::string cri_partial_, unwrapped_;  // CRI 'P' lines waiting for their 'F'; scratch
+  uint64_t partial_number_ = 0;          // the first 'P' line's number
   std::vector<std::string> payload_lines_;
 };
 

@@ -109,3 +109,28 @@ TEST_F(LogicalLinesTest, APasteGetsItsLogicalLinesBackWithThePrintedOnes) {
 
 }  // namespace
 }  // namespace oomlens
+
+namespace oomlens {
+namespace {
+
+TEST_F(LogicalLinesTest, ACriPartialWhoseRestNeverCameIsStillALine) {
+  PastTheWindow();
+  Push("2026-11-30T12:00:00.000000000Z stderr P RuntimeError: CUDA out of memory", 9);
+  lines_.Flush();
+  ASSERT_EQ(got_.size(), 1u);
+  EXPECT_EQ(got_[0].text, "RuntimeError: CUDA out of memory");
+  EXPECT_EQ(got_[0].number, 9u);
+  EXPECT_TRUE(lines_.idle());
+}
+
+TEST_F(LogicalLinesTest, EndlessCriPartialsStayBounded) {
+  PastTheWindow();
+  const std::string chunk(64 * 1024, 'x');
+  for (uint64_t n = 1; n <= 200; ++n) Push("2026-11-30T12:00:00.000000000Z stdout P " + chunk, n);
+  ASSERT_GE(got_.size(), 2u) << "12.5 MiB of partials is handed on in pieces, not held";
+  for (const auto& g : got_) EXPECT_LE(g.text.size(), LogicalLines::kMaxPartialBytes + chunk.size());
+  EXPECT_EQ(got_[0].number, 1u);
+}
+
+}  // namespace
+}  // namespace oomlens
