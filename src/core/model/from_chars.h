@@ -21,19 +21,24 @@ namespace oomlens {
 
 /// Reads a double from the start of [first, last), as std::from_chars does:
 /// std::errc() on success, result_out_of_range for a magnitude no double holds,
-/// invalid_argument when no number starts there.
-inline std::errc DoubleFromChars(const char* first, const char* last, double* value) {
+/// invalid_argument when no number starts there. *end, when given, is where the
+/// number ended.
+inline std::errc DoubleFromChars(const char* first, const char* last, double* value,
+                                 const char** end = nullptr) {
 #if defined(__EMSCRIPTEN__)
   std::string copy(first, last);
-  char* end = nullptr;
+  char* stop = nullptr;
   errno = 0;
-  double v = std::strtod(copy.c_str(), &end);
-  if (end == copy.c_str()) return std::errc::invalid_argument;
+  double v = std::strtod(copy.c_str(), &stop);
+  if (stop == copy.c_str()) return std::errc::invalid_argument;
   if (errno == ERANGE) return std::errc::result_out_of_range;
   *value = v;
+  if (end) *end = first + (stop - copy.c_str());
   return std::errc();
 #else
-  return std::from_chars(first, last, *value).ec;
+  auto result = std::from_chars(first, last, *value);
+  if (end) *end = result.ptr;
+  return result.ec;
 #endif
 }
 
@@ -50,17 +55,12 @@ inline std::optional<int64_t> ParseInt64(std::string_view text) {
 /// anything else or its magnitude is beyond a double.
 inline std::optional<double> ParseDouble(std::string_view text) {
   double value = 0;
-  if (text.empty() || text.front() == ' ') return std::nullopt;
-#if defined(__EMSCRIPTEN__)
-  std::string copy(text);
-  char* end = nullptr;
-  errno = 0;
-  value = std::strtod(copy.c_str(), &end);
-  if (end != copy.c_str() + copy.size() || errno == ERANGE) return std::nullopt;
-#else
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-#endif
+  const char* end = nullptr;
+  if (text.empty() || text.front() == ' ')
+    return std::nullopt;  // strtod would skip spaces; from_chars does not
+  if (DoubleFromChars(text.data(), text.data() + text.size(), &value, &end) != std::errc() ||
+      end != text.data() + text.size())
+    return std::nullopt;
   return value;
 }
 
