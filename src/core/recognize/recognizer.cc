@@ -210,7 +210,7 @@ void Recognizer::Route(const LogicalLine& line) {
   }
   if (!MayMatter(line.text, line.known_candidate)) return;
   physical_ = line.physical;
-  FeedLogical(line.text, line.number, std::string(line.host));
+  FeedLogical(line.text, line.number, line.host);
   physical_ = nullptr;
 }
 
@@ -221,7 +221,7 @@ bool Recognizer::HoldsStart(std::string_view text) {
   return prefilter_->MayMatch(text) && reader_.FindStart(cleaner_.Clean(text).message);
 }
 
-void Recognizer::FeedLogical(std::string_view text, uint64_t number, const std::string& host) {
+void Recognizer::FeedLogical(std::string_view text, uint64_t number, std::string_view host) {
   current_line_ = number;
   CleanLine clean = cleaner_.Clean(text);  // a copy: the cleaner's buffer is reused below
   if (clean.context.host.empty()) clean.context.host = host;

@@ -95,7 +95,7 @@ class Recognizer {
   void Route(const LogicalLine& line);
   bool MayMatter(std::string_view text, bool known_candidate) const;
   bool HoldsStart(std::string_view text);
-  void FeedLogical(std::string_view text, uint64_t number, const std::string& host);
+  void FeedLogical(std::string_view text, uint64_t number, std::string_view host);
   void CloseAll();
   const Signature* FindListingStart(const std::string& stream, std::string_view message) const;
   void OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number);

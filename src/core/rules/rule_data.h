@@ -128,7 +128,7 @@ struct CauseRule {
 };
 
 struct RuleData {
-  std::vector<Signature> signatures;  // highest priority first, then load order
+  std::vector<Signature> signatures;  // highest priority first, then highest match, then load order
   std::vector<CauseRule> causes;
   std::vector<std::string> literals;           // union of all signatures' literals
   std::shared_ptr<const Prefilter> prefilter;  // built from literals after every load

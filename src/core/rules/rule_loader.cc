@@ -43,8 +43,12 @@ void Upsert(std::vector<T>* list, T item) {
 }
 
 void Reindex(RuleData* data) {
+  // Highest priority first; at equal priority a family's own wording (match 1) before
+  // a structural guess (the general reader), so a guess never takes a family's line.
   std::stable_sort(data->signatures.begin(), data->signatures.end(),
-                   [](const Signature& a, const Signature& b) { return a.priority > b.priority; });
+                   [](const Signature& a, const Signature& b) {
+                     return a.priority != b.priority ? a.priority > b.priority : a.match > b.match;
+                   });
   std::set<std::string> literals;
   for (const auto& s : data->signatures) literals.insert(s.literals.begin(), s.literals.end());
   data->literals.assign(literals.begin(), literals.end());
