@@ -107,12 +107,6 @@ TEST_F(LogicalLinesTest, APasteGetsItsLogicalLinesBackWithThePrintedOnes) {
   EXPECT_EQ(got_[0].physical, 2u);
 }
 
-}  // namespace
-}  // namespace oomlens
-
-namespace oomlens {
-namespace {
-
 TEST_F(LogicalLinesTest, ACriPartialWhoseRestNeverCameIsStillALine) {
   PastTheWindow();
   Push("2026-11-30T12:00:00.000000000Z stderr P RuntimeError: CUDA out of memory", 9);

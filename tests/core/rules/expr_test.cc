@@ -152,12 +152,6 @@ TEST(Template, ParseErrorsPointAtTheProblem) {
   EXPECT_EQ(offset, 13u);
 }
 
-}  // namespace
-}  // namespace oomlens
-
-namespace oomlens {
-namespace {
-
 // The functions an unknown call lists (from the one table in expr.cc) are the
 // functions expr.h documents, and each of them parses.
 TEST(ExprFunctions, TheErrorTheHeaderAndTheParserAgree) {
