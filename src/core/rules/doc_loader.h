@@ -28,10 +28,25 @@ class DocLoader {
 
  private:
   void Error(const std::string& pointer, const std::string& message, const std::string& help) {
-    problems_->push_back(Problem{Problem::Severity::kError, name_ + ":" + locator_.Where(pointer),
-                                 pointer + ": " + message, help});
+    std::string source = SourcePointer(pointer);
+    problems_->push_back(Problem{Problem::Severity::kError, name_ + ":" + locator_.Where(source),
+                                 source + ": " + message, help});
     ok_ = false;
   }
+  /// "file:line:column" of a JSON pointer of the document as loaded.
+  std::string Where(const std::string& pointer) const {
+    return name_ + ":" + locator_.Where(SourcePointer(pointer));
+  }
+  /// Where an element of a list is written: an element a shared list brought into a
+  /// signature is written in "shared" (see ExpandShared).
+  std::string SourcePointer(const std::string& pointer) const;
+  /// Reads the file's "shared" lists; false (with an error) if it is malformed.
+  bool LoadShared(const json& doc);
+  /// A copy of signature j where each "@name" element of a list stands for the
+  /// elements of the shared list name.
+  json ExpandShared(const json& j, const std::string& ptr);
+  /// An error for each shared list no signature used (a misspelt reference?).
+  void CheckSharedUsed();
   bool CheckKeys(const json& obj, const std::set<std::string>& allowed, const std::string& ptr);
   bool String(const json& obj, const std::string& key, const std::string& ptr, bool required,
               std::string* out);
@@ -63,6 +78,9 @@ class DocLoader {
   std::string_view text_;
   JsonLocator locator_;
   std::vector<Problem>* problems_;
+  const json* shared_ = nullptr;                              // the file's "shared" lists
+  std::set<std::string> shared_used_;                         // the names signatures used
+  std::vector<std::pair<std::string, std::string>> aliases_;  // expanded pointer -> where written
   bool ok_ = true;
 };
 

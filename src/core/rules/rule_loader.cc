@@ -24,7 +24,8 @@ namespace {
 
 constexpr off_t kMaxRuleFileBytes = 16 << 20;  // the built-in rules are under 100 KiB each
 
-const std::set<std::string> kTopKeys = {"$schema", "version", "description", "signatures", "causes"};
+const std::set<std::string> kTopKeys = {"$schema", "version",    "description",
+                                        "shared",  "signatures", "causes"};
 const std::set<std::string> kCauseKeys = {"id",       "cause",   "kinds",       "when",   "confidence",
                                           "fallback", "summary", "evidence",    "advice", "fit",
                                           "docs",     "samples", "description", "note"};
@@ -260,7 +261,7 @@ void DocLoader::Samples(const json& obj, const std::string& ptr, std::vector<Sam
   const json* it = List(obj, "samples", ptr);
   for (size_t i = 0; it && i < it->size(); ++i) {
     std::string p = ptr + "/samples/" + std::to_string(i);
-    out->push_back(Sample{std::make_shared<const json>((*it)[i]), name_ + ":" + locator_.Where(p)});
+    out->push_back(Sample{std::make_shared<const json>((*it)[i]), Where(p)});
   }
 }
 
@@ -268,7 +269,7 @@ bool DocLoader::LoadCause(const json& j, const std::string& ptr, CauseRule* rule
   if (!CheckKeys(j, kCauseKeys, ptr)) return false;
   size_t before = problems_->size();
   rule->file = name_;
-  rule->where = name_ + ":" + locator_.Where(ptr);
+  rule->where = Where(ptr);
   String(j, "id", ptr, true, &rule->id);
   String(j, "cause", ptr, true, &rule->cause);
   String(j, "description", ptr, false, &rule->description);
@@ -336,19 +337,21 @@ bool DocLoader::Load(RuleData* data) {
           "add \"version\": 1 (the only rule format version this oomlens reads)");
     return false;
   }
+  if (!LoadShared(doc)) return false;
   for (const char* section : {"signatures", "causes"}) {
     const json* it = List(doc, section, "");
     for (size_t i = 0; it && i < it->size(); ++i) {
       std::string ptr = std::string("/") + section + "/" + std::to_string(i);
       if (std::string(section) == "signatures") {
         Signature sig;
-        if (LoadSignature((*it)[i], ptr, &sig)) Upsert(&data->signatures, std::move(sig));
+        if (LoadSignature(ExpandShared((*it)[i], ptr), ptr, &sig)) Upsert(&data->signatures, std::move(sig));
       } else {
         CauseRule rule;
         if (LoadCause((*it)[i], ptr, &rule)) Upsert(&data->causes, std::move(rule));
       }
     }
   }
+  CheckSharedUsed();
   return ok_;
 }
 

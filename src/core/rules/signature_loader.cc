@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/rules/doc_loader.h"
 #include "core/rules/signature_patterns.h"
@@ -43,13 +44,89 @@ void ReadUnitSuffix(std::string* name, FactGroup* group) {
   }
 }
 
+// "@name": an element standing for the elements of the shared list name.
+bool IsReference(const json& element) {
+  if (!element.is_string()) return false;
+  const std::string& s = element.get_ref<const std::string&>();
+  return s.size() > 1 && s[0] == '@' && std::all_of(s.begin() + 1, s.end(), [](char c) {
+           return std::islower(static_cast<unsigned char>(c)) || c == '_';
+         });
+}
+
 }  // namespace
+
+bool DocLoader::LoadShared(const json& doc) {
+  auto it = doc.find("shared");
+  if (it == doc.end()) return true;
+  bool ok = it->is_object();
+  for (auto entry = it->begin(); ok && entry != it->end(); ++entry) ok = entry->is_array();
+  if (!ok) {
+    Error("/shared", "'shared' must be an object of lists",
+          R"(write "shared": {"figures": ["pattern", ...]} and use "@figures" in a signature's list)");
+    return false;
+  }
+  shared_ = &*it;
+  return true;
+}
+
+json DocLoader::ExpandShared(const json& j, const std::string& ptr) {
+  aliases_.clear();
+  if (!j.is_object()) return j;
+  json out = j;
+  for (auto& [key, value] : out.items()) {
+    if (!value.is_array()) continue;
+    json expanded = json::array();
+    for (size_t i = 0; i < value.size(); ++i) {
+      const json& element = value[i];
+      if (!IsReference(element)) {
+        if (expanded.size() != i)  // shifted by an expansion before it
+          aliases_.emplace_back(ptr + "/" + key + "/" + std::to_string(expanded.size()),
+                                ptr + "/" + key + "/" + std::to_string(i));
+        expanded.push_back(element);
+        continue;
+      }
+      std::string name = element.get<std::string>().substr(1);
+      auto list = shared_ ? shared_->find(name) : json::const_iterator();
+      if (!shared_ || list == shared_->end()) {
+        Error(ptr + "/" + key + "/" + std::to_string(i), "'@" + name + "' names no shared list",
+              "define it in this file: \"shared\": {\"" + name + "\": [ ... ]}");
+        continue;
+      }
+      shared_used_.insert(name);
+      for (size_t k = 0; k < list->size(); ++k) {
+        aliases_.emplace_back(ptr + "/" + key + "/" + std::to_string(expanded.size()),
+                              "/shared/" + name + "/" + std::to_string(k));
+        expanded.push_back((*list)[k]);
+      }
+    }
+    value = std::move(expanded);
+  }
+  return out;
+}
+
+std::string DocLoader::SourcePointer(const std::string& pointer) const {
+  for (const auto& [expanded, source] : aliases_) {
+    if (pointer.compare(0, expanded.size(), expanded) == 0 &&
+        (pointer.size() == expanded.size() || pointer[expanded.size()] == '/'))
+      return source + pointer.substr(expanded.size());
+  }
+  return pointer;
+}
+
+void DocLoader::CheckSharedUsed() {
+  if (!shared_) return;
+  for (const auto& [name, list] : shared_->items()) {
+    if (!shared_used_.count(name))
+      Error("/shared/" + name, "shared list '" + name + "' is used by no signature",
+            "refer to it as \"@" + name + "\" in a signature's list, or remove it");
+  }
+}
 
 bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* sig) {
   if (!CheckKeys(j, kSignatureKeys, ptr)) return false;
   size_t before = problems_->size();
   sig->file = name_;
-  sig->where = name_ + ":" + locator_.Where(ptr);
+  sig->where = Where(ptr);
   String(j, "id", ptr, true, &sig->id);
   String(j, "kind", ptr, true, &sig->kind);
   String(j, "code", ptr, false, &sig->code);

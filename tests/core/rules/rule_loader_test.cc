@@ -160,6 +160,45 @@ TEST(RuleLoader, SampleFieldsOfTheWrongTypeAreProblems) {
   EXPECT_NE(problems[5].find("'facts' must be an object of facts"), std::string::npos) << problems[5];
 }
 
+// "@name" in a signature's list stands for the file's shared list: the samples of
+// two signatures read through one grammar, and an error in it names where it is written.
+TEST(RuleLoader, SharedListsStandForTheirElements) {
+  const char kShared[] = R"json({"version": 1,
+  "shared": {"sizes": ["wanted (?P<requested_bytes>{size})",
+                       "with (?P<free_bytes>{size}) free"]},
+  "signatures": [
+   {"id": "a", "kind": "tpu_buffer_alloc", "literals": ["A OOM"], "start": "A OOM",
+    "facts": ["@sizes", "on (?P<device>dev\\d)"],
+    "samples": [{"text": "A OOM: wanted 1.00G with 2.00M free on dev3",
+                 "expect": {"requested_bytes": "1.00G", "free_bytes": "2.00M", "device": "dev3"}}]},
+   {"id": "b", "kind": "tpu_buffer_alloc", "literals": ["B OOM"], "start": "B OOM", "facts": ["@sizes"],
+    "samples": [{"text": "B OOM: wanted 5.00G", "expect": {"requested_bytes": "5.00G"}}]}]})json";
+  EXPECT_TRUE(LoadProblems(kShared, true).empty());
+
+  std::string bad = kShared;
+  bad.replace(bad.find("with (?P<free_bytes>"), 20, "with (?P<free_byte>");
+  auto problems = LoadProblems(bad);
+  ASSERT_EQ(problems.size(), 4u);  // two for each signature using it, at the one place it is written
+  EXPECT_EQ(problems[0].substr(0, 37), "bad.json:3:24: /shared/sizes/1: group") << problems[0];
+  EXPECT_NE(problems[1].find("/shared/sizes/1: pattern captures no fact"), std::string::npos) << problems[1];
+  EXPECT_EQ(problems[0], problems[2]);
+}
+
+TEST(RuleLoader, AnUnknownOrUnusedSharedListIsAnError) {
+  auto problems = LoadProblems(R"json({"version": 1, "shared": {"unused": ["x"]}, "signatures": [{
+  "id": "demo", "kind": "tpu_buffer_alloc", "literals": ["Demo OOM"], "start": "Demo OOM",
+  "facts": ["@sizes"], "samples": [{"text": "Demo OOM"}]}]})json");
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_NE(problems[0].find("/signatures/0/facts/0: '@sizes' names no shared list"), std::string::npos)
+      << problems[0];
+  EXPECT_NE(problems[1].find("/shared/unused: shared list 'unused' is used by no signature"),
+            std::string::npos)
+      << problems[1];
+  auto malformed = LoadProblems(R"json({"version": 1, "shared": {"x": "not a list"}})json");
+  ASSERT_EQ(malformed.size(), 1u);
+  EXPECT_NE(malformed[0].find("'shared' must be an object of lists"), std::string::npos) << malformed[0];
+}
+
 TEST(BuiltinRules, EverySamplePasses) {
   RuleSet rules;
   std::vector<Problem> problems;
