@@ -41,7 +41,7 @@ FigureReader::FigureReader(const RuleData& rules, std::shared_ptr<const Prefilte
   starts_by_literal_.resize(rules.literals.size());
   for (size_t s = 0; s < rules.signatures.size(); ++s) {
     const Signature& sig = rules.signatures[s];
-    if (!sig.start || !sig.after.empty()) continue;
+    if (!sig.start || (!sig.after.empty() && sig.before.empty())) continue;  // tried only after its events
     for (int i : sig.literal_indices) starts_by_literal_[static_cast<size_t>(i)].push_back(s);
   }
 }
@@ -63,8 +63,8 @@ const Signature* FigureReader::FindStart(std::string_view message) const {
 
 bool FigureReader::IsFigure(const Signature& sig) {
   return (sig.series || !sig.activity.empty()) && !sig.follow && !sig.complete && !sig.items &&
-         sig.aggregates.empty() && sig.annotates.empty() && sig.after.empty() && sig.kind_when.empty() &&
-         !sig.reject;
+         sig.aggregates.empty() && sig.annotates.empty() && sig.after.empty() && sig.before.empty() &&
+         sig.kind_when.empty() && !sig.reject;
 }
 
 void FigureReader::ReadFacts(const Signature& sig, std::string_view message, FigureFacts* out) {

@@ -138,6 +138,7 @@ void Recognizer::BeginInput(const std::string& name, int index, const std::strin
   Finish();
   lines_.Begin();
   annotations_.clear();
+  preceding_.clear();
   input_ = name;
   input_index_ = index;
   default_host_ = default_host;
@@ -150,9 +151,23 @@ const Signature* Recognizer::FindListingStart(const std::string& stream, std::st
   const std::string& kind = it->second.event.kind;
   for (const auto& sig : rules_.signatures) {
     if (sig.after.empty() || std::find(sig.after.begin(), sig.after.end(), kind) == sig.after.end()) continue;
-    if (sig.start && Contains(*sig.start, message)) return &sig;
+    if (sig.start && Contains(*sig.start, message))
+      return StartsOwnMessage(message, sig, /*follows_event=*/true) ? nullptr : &sig;
   }
   return nullptr;
+}
+
+// A line that starts a message of another signature is that message, not a line
+// of a listing (an OOM printed right under another one is not its dump). Figures and
+// other listings are no messages: a listing reads through them, and through an
+// annotation's start once it follows its event (a listing that waits for an event
+// leaves a family's annotation its lines).
+bool Recognizer::StartsOwnMessage(std::string_view message, const Signature& listing,
+                                  bool follows_event) const {
+  if (!prefilter_->MayMatch(message)) return false;
+  const Signature* other = reader_.FindStart(message);
+  return other && other != &listing && other->after.empty() && other->before.empty() &&
+         !(follows_event && !other->annotates.empty()) && !FigureReader::IsFigure(*other);
 }
 
 void Recognizer::FlushPending(uint64_t before_line) {
@@ -233,6 +248,7 @@ void Recognizer::FeedLogical(std::string_view text, uint64_t number, std::string
     open_.erase(it);
   }
   const Signature* sig = FindListingStart(stream, clean.message);
+  bool listing_after = sig != nullptr;
   if (!sig && (sig = reader_.FindStart(clean.message))) {
     auto pending = pending_.find(stream);  // another message: no listing follows that event
     if (pending != pending_.end()) {
@@ -243,7 +259,7 @@ void Recognizer::FeedLogical(std::string_view text, uint64_t number, std::string
   if (sig && FigureReader::IsFigure(*sig)) {
     EmitFigure(*sig, clean, number);
   } else if (sig) {
-    OpenMessage(sig, clean, number);
+    OpenMessage(sig, clean, number, listing_after);
   }
 }
 
@@ -306,10 +322,12 @@ void Recognizer::SendFigure(const Signature& sig, const FigureFacts& facts, cons
   figure_sink_(figure);
 }
 
-void Recognizer::OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number) {
+void Recognizer::OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number,
+                             bool listing_after) {
   if (open_.size() >= kMaxOpenStreams) CloseAll();
   Open open;
   open.sig = sig;
+  open.listing_after = listing_after;
   open.where = Location{input_, number};
   open.context = line.context;
   open.tallies.resize(sig->aggregates.size());
@@ -336,6 +354,8 @@ Recognizer::Step Recognizer::Continue(Open* open, const CleanLine& line) {
     const Signature* other = reader_.FindStart(line.message);
     if (other && other->fragment && other->kind == sig.kind && other != &sig)
       other = nullptr;  // its next sentence
+    if (other && (!other->after.empty() || !other->before.empty()) && other != &sig)
+      other = nullptr;  // a listing's line is no message of its own
     if (other) {
       // A start of another message closes this one, unless it is the rest of
       // this message: the same signature, and joining it completes the message.
@@ -357,6 +377,8 @@ Recognizer::Step Recognizer::Continue(Open* open, const CleanLine& line) {
     return Step::kJoined;
   }
   if (!sig.follow || !Contains(*sig.follow, line.message)) return Step::kClosed;
+  bool listing = !sig.after.empty() || !sig.before.empty();
+  if (listing && StartsOwnMessage(line.message, sig, open->listing_after)) return Step::kClosed;
   Join(open, line);
   return Step::kJoined;
 }
@@ -479,11 +501,14 @@ void Recognizer::Close(Open&& open) {
   event.excerpt = std::move(open.excerpt);
   event.excerpt_total = open.excerpt_total;
   std::string stream = open.context.host;
-  if (!sig.after.empty()) {
+  if (open.listing_after) {
     JoinListing(std::move(event), sig, stream);
-    return;
+  } else if (!sig.before.empty()) {
+    if (preceding_.size() >= kMaxOpenStreams) preceding_.clear();  // bounded, as open messages are
+    preceding_[stream] = Preceding{&sig, std::move(event), open.last_line};
+  } else {
+    Emit(std::move(event), sig, stream);
   }
-  Emit(std::move(event), sig, stream);
 }
 
 // A listing joins the event it follows: its entries, the facts the event lacks,
@@ -512,7 +537,28 @@ void Recognizer::JoinListing(Event&& listing, const Signature& sig, const std::s
   event.excerpt_total += listing.excerpt_total;
 }
 
+// A listing printed right before an event of its kinds in the same stream joins it:
+// the facts the event lacks, and its lines after the event's in the excerpt (a
+// reader sees the failure first).
+void Recognizer::JoinPreceding(Event* event, const std::string& stream) {
+  auto it = preceding_.find(stream);
+  if (it == preceding_.end()) return;
+  Preceding preceding = std::move(it->second);
+  preceding_.erase(it);
+  const auto& kinds = preceding.sig->before;
+  bool close = event->where.line <= preceding.last_line + kListingGap + 1;
+  if (!close || std::find(kinds.begin(), kinds.end(), event->kind) == kinds.end()) return;
+  Event& listing = preceding.listing;
+  for (auto& [name, value] : listing.facts) event->facts.emplace(name, std::move(value));
+  event->listings.push_back(preceding.sig->id);
+  for (auto& line : listing.excerpt) {
+    if (event->excerpt.size() < kMaxExcerptLines) event->excerpt.push_back(std::move(line));
+  }
+  event->excerpt_total += listing.excerpt_total;
+}
+
 void Recognizer::Emit(Event&& event, const Signature& sig, const std::string& stream) {
+  if (sig.annotates.empty()) JoinPreceding(&event, stream);
   if (!sig.annotates.empty() && !emit_annotations_) {
     if (annotations_.size() >= kMaxAnnotations) annotations_.erase(annotations_.begin());
     annotations_.emplace_back(&sig, std::move(event));

@@ -16,7 +16,11 @@
 // A signature that comes 'after' other kinds (an allocation dump printed right
 // after the OOM message) is tried only on the few lines that follow an event of
 // those kinds in the same stream; its entries and facts join that event, which
-// is held back until no listing can follow any more.
+// is held back until no listing can follow any more. A signature that comes
+// 'before' other kinds (a usage table printed right before the failure) is held
+// until the next event of the stream: when that event is of those kinds and starts
+// within a few lines, the listing's facts join it. A listing never takes a line that
+// starts a message of its own.
 #ifndef OOMLENS_CORE_RECOGNIZE_RECOGNIZER_H_
 #define OOMLENS_CORE_RECOGNIZE_RECOGNIZER_H_
 
@@ -75,6 +79,7 @@ class Recognizer {
     LineContext context;
     int lines = 0, wrapped = 0, blank_run = 0;
     bool complete = false, has_required = false;
+    bool listing_after = false;  // opened as the listing that follows a pending event
     uint64_t excerpt_total = 0;
     uint64_t last_line = 0;    // input line that last joined it
     size_t dropped_lines = 0;  // listing lines beyond what is kept for items
@@ -91,6 +96,12 @@ class Recognizer {
     uint64_t last_line = 0;  // last line of the event or of a listing that joined it
     bool warned = false;     // a listing was cut to what is kept
   };
+  // A listing ('before' signature) waiting for the event it precedes.
+  struct Preceding {
+    const Signature* sig = nullptr;
+    Event listing;
+    uint64_t last_line = 0;
+  };
 
   void Route(const LogicalLine& line);
   bool MayMatter(std::string_view text, bool known_candidate) const;
@@ -98,7 +109,7 @@ class Recognizer {
   void FeedLogical(std::string_view text, uint64_t number, std::string_view host);
   void CloseAll();
   const Signature* FindListingStart(const std::string& stream, std::string_view message) const;
-  void OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number);
+  void OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number, bool listing_after = false);
   Event NewEvent(const Signature& sig, const LineContext& context, const Location& where) const;
   void EmitFigure(const Signature& sig, const CleanLine& line, uint64_t number);
   bool FigureComplete(const Signature& sig, const FigureFacts& facts, uint64_t number);
@@ -112,6 +123,8 @@ class Recognizer {
   void Close(Open&& open);
   void Emit(Event&& event, const Signature& sig, const std::string& stream);
   void JoinListing(Event&& listing, const Signature& sig, const std::string& stream);
+  void JoinPreceding(Event* event, const std::string& stream);
+  bool StartsOwnMessage(std::string_view message, const Signature& listing, bool follows_event) const;
   void FlushPending(uint64_t before_line);  // emits events no listing can follow any more
   void CloseStale(uint64_t line);
 
@@ -129,6 +142,7 @@ class Recognizer {
   std::vector<std::pair<const Signature*, Event>> annotations_;  // waiting for their event
   std::map<std::string, Pending> pending_;                       // by stream: events a listing may follow
   std::set<std::string> listing_targets_;                        // kinds some 'after' signature follows
+  std::map<std::string, Preceding> preceding_;                   // by stream: listings before an event
   std::string input_;
   std::string default_host_;
   FigureReader reader_;  // finds starts and reads figures

@@ -88,6 +88,7 @@ struct Signature {
   std::shared_ptr<ItemSpec> items;     // an allocation listing, may be null
   std::vector<std::string> annotates;  // not an incident: facts go to the next event of these kinds
   std::vector<std::string> after;      // a listing right after an event of these kinds: joins it
+  std::vector<std::string> before;     // a listing right before an event of these kinds: joins it
   bool series = false;                 // a memory figure: collected into series, no incident
   bool fragment = false;               // one sentence of a message: continues an open one of its kind
   double match = 1;                    // how sure a match is that this family failed (structural: lower)

@@ -93,5 +93,56 @@ TEST_F(GeneralReader, AnOomWithoutFiguresIsStillAnIncident) {
   }
 }
 
+// A usage table printed beside a failure, before or after it, gives the failure
+// its figures, and the cause follows from them; a table far from any failure, or
+// alone, gives nothing.
+TEST_F(GeneralReader, AUsageTableBesideAFailureGivesItsFigures) {
+  const char* const kTableThenFailure =
+      "Memory stats:\n"
+      "Limit:      1490198528\n"
+      "InUse:      1477023232\n"
+      "MaxInUse:   1477423360\n"
+      "Error: failed to allocate 29.91MiB on device 0.\n";
+  const char* const kFailureThenDump =
+      "Arena ran out of memory while allocating 29.91MiB.  Current allocation summary follows.\n"
+      "Bin (256): Total Chunks: 4, Chunks in use: 4. 1.0KiB allocated for chunks.\n"
+      "free block at 0x9063ac500 of size 13174784\n"
+      "free block at 0x90a618600 of size 1228800\n"
+      "Memory stats:\n"
+      "Limit: 1490198528\n"
+      "In use: 1477023232\n";
+  for (const char* text : {kTableThenFailure, kFailureThenDump}) {
+    Report report = Scan(text);
+    ASSERT_EQ(report.incidents.size(), 1u) << text;
+    const Incident& incident = report.incidents[0];
+    EXPECT_EQ(incident.facts.at("limit_bytes").integer, 1490198528) << text;
+    EXPECT_EQ(incident.facts.at("in_use_bytes").integer, 1477023232) << text;
+    EXPECT_EQ(incident.diagnosis.best.cause, "aggregate_usage") << text;
+  }
+  Report dump = Scan(kFailureThenDump);
+  EXPECT_EQ(dump.incidents[0].facts.at("largest_free_bytes").integer, 13174784);
+
+  Report far = Scan(std::string("Memory stats:\nLimit: 1490198528\nInUse: 1477023232\n") +
+                    "step 1\nstep 2\nstep 3\nstep 4\nError: failed to allocate 29.91MiB on device 0.\n");
+  ASSERT_EQ(far.incidents.size(), 1u);
+  EXPECT_EQ(far.incidents[0].facts.count("limit_bytes"), 0u)
+      << "a table five lines away is not the failure's";
+  EXPECT_TRUE(Scan("Memory stats:\nLimit: 1490198528\nInUse: 1477023232\n").incidents.empty());
+}
+
+// A dump that follows a failure ends at the next failure: an OOM printed right
+// under another one is an incident of its own, never a line of the first one's dump.
+TEST_F(GeneralReader, AListingEndsAtTheNextFailure) {
+  Report report = Scan(
+      "Arena ran out of memory while allocating 29.91MiB.  Current allocation summary follows.\n"
+      "Memory stats:\n"
+      "Limit: 1490198528\n"
+      "RuntimeError: failed to allocate 2.00GiB on device 1.\n"
+      "Limit: 3490198528\n");
+  ASSERT_EQ(report.incidents.size(), 2u);
+  EXPECT_EQ(report.incidents[0].facts.at("limit_bytes").integer, 1490198528);
+  EXPECT_EQ(report.incidents[1].facts.at("requested_bytes").integer, 2ll << 30);
+}
+
 }  // namespace
 }  // namespace oomlens

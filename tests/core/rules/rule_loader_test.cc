@@ -44,7 +44,7 @@ TEST(RuleLoader, RejectsUnknownKeyListingAllowedKeys) {
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0],
             "bad.json:2:24: /signatures/0/strat: unknown key 'strat' (help: allowed keys: activity, after, "
-            "aggregates, annotates, code, complete, "
+            "aggregates, annotates, before, code, complete, "
             "description, facts, follow, fragment, id, items, kind, kind_when, literals, match, max_lines, "
             "max_wrap, priority, reject, require, samples, "
             "series, start, title, values)");
