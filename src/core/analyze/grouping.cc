@@ -217,6 +217,7 @@ void IncidentGrouper::Add(Event&& event) {
   }
   Incident& incident = incidents_[it->second];
   ++incident.occurrences;
+  incident.match = std::max(incident.match, event.match);  // the surest of its recognitions
   AddIdentity(event, &incident);
   See(event, &incident.seen);
   if (!HasListing(incident) && !event.allocations.empty()) {
@@ -236,7 +237,7 @@ size_t KeepListingWithinCap(size_t kept, Incident* incident, FoldedEvents* folde
 void MergeIncident(Incident&& from, Incident* into) {
   into->occurrences += from.occurrences;
   AddSightings(std::move(from.seen), &into->seen);
-  into->match = std::min(into->match, from.match);
+  into->match = std::max(into->match, from.match);
   into->replicas.insert(from.replicas.begin(), from.replicas.end());
   into->partitions.insert(from.partitions.begin(), from.partitions.end());
   into->ranks.insert(from.ranks.begin(), from.ranks.end());

@@ -256,8 +256,12 @@ void RenderIncident(const Incident& i, size_t number, const Style& style, const 
   if (i.match < 1) {
     char c[16];
     std::snprintf(c, sizeof c, "%.2f", i.match);
-    row("matched   ", std::string("by structure, not a known wording (confidence ") + c +
-                          "): the figures it shows are read");
+    bool figures = std::any_of(i.facts.begin(), i.facts.end(), [](const auto& fact) {
+      const FactInfo* info = FindFact(fact.first);
+      return info && info->type == FactType::kSize;
+    });
+    row("matched   ", std::string("by structure, not a known wording (confidence ") + c + ")" +
+                          (figures ? ": the figures it shows are read" : ""));
   }
   row("where     ", WhereLine(i));
   if (i.consequence_of != 0) row("follows   ", "[" + std::to_string(i.consequence_of) + "]: " + i.relation);

@@ -43,8 +43,12 @@ class DocLoader {
   /// Reads the file's "shared" lists; false (with an error) if it is malformed.
   bool LoadShared(const json& doc);
   /// A copy of signature j where each "@name" element of a list stands for the
-  /// elements of the shared list name.
+  /// elements of the shared list name (or the one shared string), and a string field
+  /// "@name" for the shared string.
   json ExpandShared(const json& j, const std::string& ptr);
+  json ExpandList(const json& list, const std::string& at);
+  /// The shared entry "@name" names, or nullptr (with an error at ptr).
+  const json* SharedEntry(const json& reference, const std::string& ptr);
   /// An error for each shared list no signature used (a misspelt reference?).
   void CheckSharedUsed();
   bool CheckKeys(const json& obj, const std::set<std::string>& allowed, const std::string& ptr);

@@ -59,14 +59,54 @@ bool DocLoader::LoadShared(const json& doc) {
   auto it = doc.find("shared");
   if (it == doc.end()) return true;
   bool ok = it->is_object();
-  for (auto entry = it->begin(); ok && entry != it->end(); ++entry) ok = entry->is_array();
+  for (auto entry = it->begin(); ok && entry != it->end(); ++entry)
+    ok = entry->is_array() || entry->is_string();
   if (!ok) {
-    Error("/shared", "'shared' must be an object of lists",
-          R"(write "shared": {"figures": ["pattern", ...]} and use "@figures" in a signature's list)");
+    Error(
+        "/shared", "'shared' must be an object of lists and strings",
+        R"(write "shared": {"figures": ["pattern", ...], "sentence": "pattern"} and use "@figures" in a signature)");
     return false;
   }
   shared_ = &*it;
   return true;
+}
+
+const json* DocLoader::SharedEntry(const json& reference, const std::string& ptr) {
+  std::string name = reference.get<std::string>().substr(1);
+  auto entry = shared_ ? shared_->find(name) : json::const_iterator();
+  if (!shared_ || entry == shared_->end()) {
+    Error(ptr, "'@" + name + "' names nothing in 'shared'",
+          "define it in this file: \"shared\": {\"" + name + "\": [ ... ]} (a list, or a string)");
+    return nullptr;
+  }
+  shared_used_.insert(name);
+  return &*entry;
+}
+
+json DocLoader::ExpandList(const json& list, const std::string& at) {
+  json expanded = json::array();
+  for (size_t i = 0; i < list.size(); ++i) {
+    const json& element = list[i];
+    std::string here = at + "/" + std::to_string(expanded.size());
+    if (!IsReference(element)) {
+      if (expanded.size() != i) aliases_.emplace_back(here, at + "/" + std::to_string(i));  // shifted
+      expanded.push_back(element);
+      continue;
+    }
+    const json* entry = SharedEntry(element, at + "/" + std::to_string(i));
+    if (!entry) continue;
+    std::string source = "/shared/" + element.get<std::string>().substr(1);
+    if (entry->is_string()) {  // one element
+      aliases_.emplace_back(here, source);
+      expanded.push_back(*entry);
+      continue;
+    }
+    for (size_t k = 0; k < entry->size(); ++k) {
+      aliases_.emplace_back(at + "/" + std::to_string(expanded.size()), source + "/" + std::to_string(k));
+      expanded.push_back((*entry)[k]);
+    }
+  }
+  return expanded;
 }
 
 json DocLoader::ExpandShared(const json& j, const std::string& ptr) {
@@ -74,32 +114,19 @@ json DocLoader::ExpandShared(const json& j, const std::string& ptr) {
   if (!j.is_object()) return j;
   json out = j;
   for (auto& [key, value] : out.items()) {
-    if (!value.is_array()) continue;
-    json expanded = json::array();
-    for (size_t i = 0; i < value.size(); ++i) {
-      const json& element = value[i];
-      if (!IsReference(element)) {
-        if (expanded.size() != i)  // shifted by an expansion before it
-          aliases_.emplace_back(ptr + "/" + key + "/" + std::to_string(expanded.size()),
-                                ptr + "/" + key + "/" + std::to_string(i));
-        expanded.push_back(element);
-        continue;
-      }
-      std::string name = element.get<std::string>().substr(1);
-      auto list = shared_ ? shared_->find(name) : json::const_iterator();
-      if (!shared_ || list == shared_->end()) {
-        Error(ptr + "/" + key + "/" + std::to_string(i), "'@" + name + "' names no shared list",
-              "define it in this file: \"shared\": {\"" + name + "\": [ ... ]}");
-        continue;
-      }
-      shared_used_.insert(name);
-      for (size_t k = 0; k < list->size(); ++k) {
-        aliases_.emplace_back(ptr + "/" + key + "/" + std::to_string(expanded.size()),
-                              "/shared/" + name + "/" + std::to_string(k));
-        expanded.push_back((*list)[k]);
+    std::string at = ptr + "/" + key;
+    if (value.is_array()) {
+      value = ExpandList(value, at);
+    } else if (IsReference(value)) {  // a whole string field
+      const json* entry = SharedEntry(value, at);
+      if (entry && entry->is_string()) {
+        aliases_.emplace_back(at, "/shared/" + value.get<std::string>().substr(1));
+        value = *entry;
+      } else if (entry) {
+        Error(at, "'" + value.get<std::string>() + "' is a list; '" + key + "' takes one string",
+              "share a string for a string field, a list for a list");
       }
     }
-    value = std::move(expanded);
   }
   return out;
 }
