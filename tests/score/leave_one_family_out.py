@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Leave one family out: how oomlens does on a family of OOM messages it has no signature for.
 
-Usage: leave_one_family_out.py [--min-logs N] [--corpus-check PATH] OOMLENS [CORPUS_DIR ...]
+Usage: leave_one_family_out.py [--min-logs N] [--corpus-check PATH] [--no-testdata] OOMLENS [CORPUS_DIR ...]
 
 For each message family of the corpus manifests (pytorch_cuda_new, tpu_vmem, ...), the
 built-in rules are copied without that family's signatures (those whose kind the family
@@ -10,6 +10,11 @@ the kinds its logs are recognised as with every rule), and that family's logs ar
 with everything else by ../shared/tools/corpus-check, negatives included (a false alarm
 counts). The fallback signatures of rules/signatures/generic.json are never left out:
 they are what recognises a runtime no family signature knows.
+
+The logs of testdata/logs are scored the same way in a second table: a log's family
+is the kind of the first incident of its reviewed golden (testdata/expected/logs), and
+the golden is what it is scored against (detection, the size facts corpus-check
+scores, the cause). Negatives are the corpus's; testdata's own look-alikes are tests.
 
 This is the number to raise (issue "Recognise an OOM by what it says"): the collections
 score 100% because the signatures were written from them; a family left out shows how
@@ -103,6 +108,62 @@ def score(check, binary, rules_dir, family, dirs, negatives, verbose=False):
     return figures, int(fp.group(1)) if fp else -1
 
 
+TESTDATA = os.path.join(ROOT, "testdata")
+SKIPPED_DIRS = {"negative", "runtimes"}  # look-alikes; runtimes no family signature knows
+
+
+def golden_entries():
+    """(log, first incident of its golden) of every testdata log whose golden has an incident."""
+    out = []
+    for golden in sorted(glob.glob(os.path.join(TESTDATA, "expected", "logs", "*", "*.json"))):
+        folder = os.path.basename(os.path.dirname(golden))
+        if folder in SKIPPED_DIRS:
+            continue
+        stem = os.path.splitext(os.path.basename(golden))[0]
+        logs = [p for p in glob.glob(os.path.join(TESTDATA, "logs", folder, stem + ".*")) if not p.endswith(".json")]
+        with open(golden, encoding="utf-8") as f:
+            incidents = json.load(f).get("incidents") or []
+        if logs and incidents:
+            out.append((logs[0], incidents[0]))
+    return out
+
+
+def report_of(binary, rules_dir, log):
+    p = subprocess.run([binary, "--no-builtin-rules", "--rules", rules_dir, "--format", "json", log],
+                       capture_output=True, timeout=120)
+    try:
+        return json.loads(p.stdout.decode("utf-8")).get("incidents") or []
+    except ValueError:
+        return None
+
+
+def score_goldens(check, binary, rules_dir, entries, verbose):
+    """detection / kind / facts / causes of entries against their goldens, as score() gives them."""
+    fact_names = sorted({n for names in check.FACTS.values() for n in names})
+    t = dict(detected=0, kind=0, facts_ok=0, facts_total=0, causes_ok=0, causes_total=0)
+    for log, want in entries:
+        got = report_of(binary, rules_dir, log) or []
+        expected = {n: v for n, v in (want.get("facts") or {}).items() if n in fact_names and isinstance(v, (int, float))}
+
+        def found(inc):
+            return sum(1 for n, v in expected.items() if abs((inc.get("facts") or {}).get(n, -1) - v) <= abs(v) * 1e-4 + 1)
+        best = max(got, key=found, default=None)
+        t["detected"] += bool(got)
+        t["kind"] += any(i.get("kind") == want.get("kind") for i in got)
+        t["facts_total"] += len(expected)
+        t["facts_ok"] += found(best) if best else 0
+        if want.get("cause") not in (None, "unknown"):
+            t["causes_total"] += 1
+            t["causes_ok"] += bool(best) and best.get("cause") == want["cause"]
+        if verbose and (not best or found(best) < len(expected) or best.get("cause") != want.get("cause")):
+            print("%s: %s" % (os.path.relpath(log, ROOT), "no incident found" if not best else
+                  "facts %d/%d, cause %s (golden %s)" % (found(best), len(expected), best.get("cause"), want.get("cause"))))
+    n = len(entries)
+    pct = lambda ok, total: None if total == 0 else 100.0 * ok / total
+    return {"detection": pct(t["detected"], n), "kind": pct(t["kind"], n),
+            "facts": pct(t["facts_ok"], t["facts_total"]), "causes": pct(t["causes_ok"], t["causes_total"])}
+
+
 def percent(value):
     return "    n/a" if value is None else "%6.1f%%" % value
 
@@ -113,6 +174,7 @@ def main(argv):
     ap.add_argument("--corpus-check", default=DEFAULT_CHECK)
     ap.add_argument("--only", help="leave out this family only")
     ap.add_argument("-v", "--verbose", action="store_true", help="print corpus-check's notes per log")
+    ap.add_argument("--no-testdata", action="store_true", help="score the corpus only")
     ap.add_argument("oomlens")
     ap.add_argument("dirs", nargs="*")
     a = ap.parse_args(argv)
@@ -141,18 +203,43 @@ def main(argv):
                                a.verbose)
         row = (family, len(logs), len(dropped), figures, fp)
         (rows if len(logs) >= a.min_logs else small).append(row)
-    print("%-26s %5s %8s %7s %7s %7s %7s %3s" % ("family left out", "logs", "sigs out", "detect", "kind", "facts",
-                                               "causes", "fp"))
-    for family, n, dropped, f, fp in rows + small:
-        print("%-26s %5d %8d %s %s %s %s %3d%s" % (
-            family, n, dropped, percent(f.get("detection", 0)), percent(f.get("kind", 0)), percent(f.get("facts", 0)),
-            percent(f.get("causes", 0)), fp, "" if n >= a.min_logs else "  (fewer than %d logs)" % a.min_logs))
-    scored = [r for r in rows]
+    print_table("family left out", rows + small, a.min_logs, with_fp=True)
+    test_rows = [] if a.no_testdata else testdata_rows(check, a, rows, small)
+    scored = [r for r in rows] + [r for r in test_rows if r[1] >= a.min_logs]
     worst_detection = min((r[3].get("detection", 0) for r in scored), default=0)
     worst_facts = min((r[3]["facts"] for r in scored if r[3].get("facts") is not None), default=None)
     print("leave-one-family-out: %d families with %d+ logs: lowest detection %.1f%%, lowest facts %s, fp %d" % (
         len(scored), a.min_logs, worst_detection, percent(worst_facts).strip(), sum(max(r[4], 0) for r in rows + small)))
     return 0
+
+
+def print_table(title, rows, min_logs, with_fp):
+    print("%-26s %5s %8s %7s %7s %7s %7s %3s" % (title, "logs", "sigs out", "detect", "kind", "facts", "causes",
+                                               "fp" if with_fp else ""))
+    for family, n, dropped, f, fp in rows:
+        print("%-26s %5d %8d %s %s %s %s %3s%s" % (
+            family, n, dropped, percent(f.get("detection", 0)), percent(f.get("kind", 0)), percent(f.get("facts", 0)),
+            percent(f.get("causes", 0)), fp if with_fp else "", "" if n >= min_logs else "  (fewer than %d logs)" % min_logs))
+
+
+def testdata_rows(check, a, corpus_rows, corpus_small):
+    """The second table: testdata's logs by the kind of their golden's first incident."""
+    by_kind = {}
+    for log, incident in golden_entries():
+        by_kind.setdefault(incident["kind"], []).append((log, incident))
+    rows = []
+    for kind in sorted(by_kind):
+        if a.only and kind != a.only:
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            dropped = rules_without({kind}, os.path.join(tmp, "rules"))
+            if not dropped:
+                continue  # a kind only the general reader gives: nothing to leave out
+            figures = score_goldens(check, a.oomlens, os.path.join(tmp, "rules"), by_kind[kind], a.verbose)
+        rows.append((kind, len(by_kind[kind]), len(dropped), figures, 0))
+    print()
+    print_table("testdata kind left out", rows, a.min_logs, with_fp=False)
+    return rows
 
 
 if __name__ == "__main__":
