@@ -184,6 +184,23 @@ TEST(RuleLoader, SharedListsStandForTheirElements) {
   EXPECT_EQ(problems[0], problems[2]);
 }
 
+// A shared string stands for a whole string field, or for one element of a list.
+TEST(RuleLoader, SharedStringsStandForAFieldOrAnElement) {
+  const char kShared[] = R"json({"version": 1,
+  "shared": {"opening": "A OOM|B OOM", "wanted": "wanted (?P<requested_bytes>{size})"},
+  "signatures": [{"id": "a", "kind": "tpu_buffer_alloc", "literals": ["A OOM", "B OOM"], "start": "@opening",
+    "facts": ["@wanted"],
+    "samples": [{"text": "B OOM: wanted 1.00G", "expect": {"requested_bytes": "1.00G"}}]}]})json";
+  EXPECT_TRUE(LoadProblems(kShared, true).empty());
+  std::string list_for_string = kShared;
+  list_for_string.replace(list_for_string.find("\"A OOM|B OOM\""), 13, "[\"A OOM\"]");
+  auto problems = LoadProblems(list_for_string);
+  ASSERT_FALSE(problems.empty());
+  EXPECT_NE(problems[0].find("/signatures/0/start: '@opening' is a list; 'start' takes one string"),
+            std::string::npos)
+      << problems[0];
+}
+
 TEST(RuleLoader, AnUnknownOrUnusedSharedListIsAnError) {
   auto problems = LoadProblems(R"json({"version": 1, "shared": {"unused": ["x"]}, "signatures": [{
   "id": "demo", "kind": "tpu_buffer_alloc", "literals": ["Demo OOM"], "start": "Demo OOM",
