@@ -52,6 +52,13 @@ bool PlainDecimal(const char* digits, size_t length, double* value) {
   return true;
 }
 
+// Exactly three digits at s[i], then no digit: a group after a thousands separator.
+bool ThreeDigitsAt(std::string_view s, size_t i) {
+  for (size_t k = i; k < i + 3; ++k)
+    if (k >= s.size() || !IsDigit(s[k])) return false;
+  return i + 3 >= s.size() || !IsDigit(s[i + 3]);
+}
+
 // Reads "-1,234.56" from the front of *s. Returns false when no digit is there.
 bool ReadNumber(std::string_view* s, double* value, int* decimals) {
   char small[48];  // the digits without thousands separators; longer numbers use `large`
@@ -76,8 +83,8 @@ bool ReadNumber(std::string_view* s, double* value, int* decimals) {
       put(c);
       any = true;
       if (dot) ++*decimals;
-    } else if (c == ',' && any && !dot && i + 1 < s->size() && IsDigit((*s)[i + 1])) {
-      continue;  // thousands separator
+    } else if (c == ',' && any && !dot && ThreeDigitsAt(*s, i + 1)) {
+      continue;  // thousands separator: "1,234", never the decimal comma of "1,5"
     } else if (c == '.' && !dot && i + 1 < s->size() && IsDigit((*s)[i + 1])) {
       put(c);
       dot = true;
@@ -129,19 +136,24 @@ double TenToMinus(int decimals) {
 // Maps a unit spelling to its multiplier; 0 when unknown. No allocation: it runs
 // for every size read.
 double UnitMultiplier(std::string_view unit, bool decimal) {
-  auto is = [&](std::string_view word) {
-    if (unit.size() != word.size()) return false;
+  auto same = [](std::string_view text, std::string_view word) {
+    if (text.size() != word.size()) return false;
     for (size_t i = 0; i < word.size(); ++i)
-      if (Lower(unit[i]) != word[i]) return false;
+      if (Lower(text[i]) != word[i]) return false;
     return true;
   };
+  auto is = [&](std::string_view word) { return same(unit, word); };
   if (unit.empty() || is("b") || is("byte") || is("bytes")) return 1;
+  std::string_view singular = unit;
+  if (singular.size() > 5 && Lower(singular.back()) == 's') singular.remove_suffix(1);
+  static const char* const kWords[] = {"kilobyte", "megabyte", "gigabyte", "terabyte", "petabyte", "exabyte"};
   static const char kPrefixes[] = "kmgtpe";
   for (int i = 0; i < 6; ++i) {
     const char kib[] = {kPrefixes[i], 'i', 'b'};
     const char kb[] = {kPrefixes[i], 'b'};
     if (is(std::string_view(kib, 3))) return std::ldexp(1.0, 10 * (i + 1));
-    if (is(std::string_view(kb, 1)) || is(std::string_view(kb, 2)))
+    // "2048 megabytes" is binary unless SI is asked for, as "MB" is
+    if (is(std::string_view(kb, 1)) || is(std::string_view(kb, 2)) || same(singular, kWords[i]))
       return decimal ? std::pow(1000.0, i + 1) : std::ldexp(1.0, 10 * (i + 1));
   }
   return 0;
@@ -218,8 +230,11 @@ std::optional<Size> ParseSize(std::string_view text, std::string* error, bool de
     return std::nullopt;
   }
   std::string_view rest = Trim(s.substr(unit_end));
-  if (!rest.empty())
+  if (!rest.empty()) {
     if (auto exact = ExactCount(rest)) return Size{*exact, 0};
+    *error = "'" + std::string(text) + "' is not a size oomlens can read (a decimal comma, or digits apart?)";
+    return std::nullopt;
+  }
   double bytes = value * multiplier;
   if (!std::isfinite(bytes) || std::fabs(bytes) > kMaxBytes) {
     *error = "'" + std::string(text) + "' is too large to be a byte count";

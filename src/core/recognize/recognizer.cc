@@ -45,20 +45,22 @@ void SetIdentity(const std::string& name, std::string value, Event* event) {
 
 // Records one captured value on the event: identities in their fields, facts
 // in the map.
-void Record(const FactGroup& group, std::string_view text, Event* event, std::vector<Problem>* problems) {
+// False when the value printed cannot be read (it is left out, with a warning).
+bool Record(const FactGroup& group, std::string_view text, Event* event, std::vector<Problem>* problems) {
   const FactInfo& info = *group.info;
   if (info.type == FactType::kIdentity) {
     SetIdentity(info.name, std::string(text), event);
-    return;
+    return true;
   }
   FactValue value;
   std::string error;
   if (!ReadGroup(group, text, &value, &error)) {
     problems->push_back(Problem{Problem::Severity::kWarning, Where(event->where),
                                 "ignored " + info.name + ": " + error, "the rest of the message was read"});
-    return;
+    return false;
   }
   KeepFact(info.name, std::move(value), &event->facts);
+  return true;
 }
 
 // Reads the entries of a listing (e.g. "Largest program allocations") from the
@@ -453,13 +455,15 @@ void Recognizer::Close(Open&& open) {
   const Signature& sig = *open.sig;
   if (sig.reject && Contains(*sig.reject, open.text)) return;  // a known non-failure
   Event event = NewEvent(sig, open.context, open.where);
+  std::set<std::string_view> unreadable;  // printed, but not as a value oomlens reads
   for (const auto& pattern : sig.facts) {
     MatchFacts(pattern, open.text, [&](const FactGroup& group, std::string_view text) {
-      Record(group, text, &event, problems_);
+      if (!Record(group, text, &event, problems_)) unreadable.insert(group.info->name);
     });
   }
   for (const auto& name : sig.require) {
-    if (event.facts.count(name)) continue;
+    if (event.facts.count(name) || unreadable.count(name))
+      continue;  // an OOM whose figure is unreadable is one
     problems_->push_back(
         Problem{Problem::Severity::kWarning, open.where.input + ":" + std::to_string(open.where.line),
                 "a " + sig.kind + " message without " + name + " was skipped (cut off or reworded?)",

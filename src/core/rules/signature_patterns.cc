@@ -22,10 +22,14 @@ struct Macro {
 // A size as printed: "29.49G", "0B", "-2.55G", "6,532,939,776 bytes", "20.00 MiB",
 // "1.5e+09 bytes", optionally followed by an exact count: "3.95G (4,237,689,856 bytes)",
 // "(rounded to N)". A whole token or nothing: never the "0" of "0x10M" or the "10"
-// of "x10M" (word boundaries on both sides).
+// of "x10M" (word boundaries on both sides). Units in any case ("1.5 gb", "38427376kb",
+// "8.00m"; a lone lower-case letter only attached to the number) and spelt out
+// ("2048 megabytes"). A number that runs on into what no unit reads ("1,5 GiB") is
+// refused when its facts are read (RunOnEnd), never read as its leading digits.
 constexpr Macro kMacros[] = {
-    {"{size}", R"((?:-?\b\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][+-]?\d+)?(?:\s?(?:[KMGTPE]i?B?|B|bytes)\b|\b))"
-               R"((?:\s*\(\s*(?:rounded to\s*)?-?\d+(?:,\d{3})*\s*(?:B|bytes)?\s*\))?))"},
+    {"{size}",
+     R"((?:-?\b\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][+-]?\d+)?(?:\s?(?:[KMGTPE]i?B?|B|(?i:[kmgtpe]i?b|bytes?|(?:kilo|mega|giga|tera|peta)bytes?))\b|(?i:[kmgtpe])\b|\b))"
+     R"((?:\s*\(\s*(?:rounded to\s*)?-?\d+(?:,\d{3})*\s*(?:B|bytes)?\s*\))?))"},
     {"{int}", R"(\d+)"},
     {"{id}", R"([\w.:/-]+)"},
 };
@@ -130,6 +134,24 @@ bool LeftmostMatch(const FactPattern& pattern, std::string_view text, size_t pos
   return re.Match(all, pos, text.size(), RE2::UNANCHORED, sub, groups);
 }
 
+// Where a bare number captured at [start, end) of text really ends, when it runs on
+// into digits the pattern left out: "1,5" (a decimal comma), "8.00x", "1 024.00"
+// (thousands apart). end when it does not run on.
+size_t RunOnEnd(std::string_view text, size_t start, size_t end) {
+  auto digit = [&](size_t i) { return i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); };
+  auto word = [&](size_t i) { return i < text.size() && std::isalnum(static_cast<unsigned char>(text[i])); };
+  if (end == start || !digit(end - 1)) return end;  // it ends with a unit: read whole
+  bool runs = ((text[end] == '.' || text[end] == ',') && digit(end + 1)) || (end < text.size() && word(end));
+  bool spaced = end - start <= 3 && end < text.size() && text[end] == ' ' && digit(end + 1) &&
+                digit(end + 2) && digit(end + 3) && !digit(end + 4);
+  if (!runs && !spaced) return end;
+  size_t i = end;
+  while (i < text.size() &&
+         (word(i) || ((text[i] == '.' || text[i] == ',' || text[i] == ' ') && digit(i + 1))))
+    ++i;
+  return i;
+}
+
 }  // namespace
 
 bool MatchFactsFrom(const FactPattern& pattern, std::string_view text, size_t pos, size_t* end,
@@ -157,7 +179,10 @@ bool MatchFactsFrom(const FactPattern& pattern, std::string_view text, size_t po
   *end = static_cast<size_t>(subs[0].data() - text.data()) + subs[0].size();
   for (const auto& group : pattern.groups) {
     const re2::StringPiece& s = subs[static_cast<size_t>(group.index)];
-    if (s.data() != nullptr) found(group, std::string_view(s.data(), s.size()));
+    if (s.data() == nullptr) continue;
+    size_t start = static_cast<size_t>(s.data() - text.data()), stop = start + s.size();
+    if (group.info->type == FactType::kSize) stop = RunOnEnd(text, start, stop);  // then refused as a size
+    found(group, text.substr(start, stop - start));
   }
   return true;
 }

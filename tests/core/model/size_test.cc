@@ -38,6 +38,10 @@ const SizeCase kSizes[] = {
     {"1.5e+09 bytes", 1500000000, 0},  // scientific notation: the whole number, not "1.5"
     {"2.5e+03 MiB", 2621440000, 0.5 * (1 << 20)},
     {"4E9 B", 4000000000, 0},
+    {"16384 megabytes", 16384LL << 20, 0.5 * (1 << 20)},  // HTCondor spells units out
+    {"1 gigabyte", 1LL << 30, 0.5 * (1LL << 30)},
+    {"38427376kb", 38427376LL << 10, 512},  // PBS: lower case
+    {"1.5 gb", 3LL << 29, 0.05 * (1LL << 30)},
 };
 
 TEST(ParseSize, Table) {
@@ -51,7 +55,9 @@ TEST(ParseSize, Table) {
 }
 
 TEST(ParseSize, RejectsWhatIsNotASize) {
-  const char* bad[] = {"", "G", "abc", "1.5 parsecs", "nan", "inf", "--5G"};
+  // "1,5" is a decimal comma and "1 024" digits apart: refused, never read as 15 or 1
+  const char* bad[] = {"",     "G",       "abc",  "1.5 parsecs",  "nan",  "inf",
+                       "--5G", "1,5 GiB", "1,5G", "1 024.00 MiB", "8.00x"};
   for (const char* text : bad) {
     std::string error;
     EXPECT_FALSE(ParseSize(text, &error).has_value()) << text;

@@ -101,15 +101,32 @@ TEST_F(RecognizerTest, MessageWithoutRequiredFactIsSkippedWithAWarning) {
             "(help: if this is a real OOM message, add its wording to a signature (see docs/rules.md))");
 }
 
-TEST_F(RecognizerTest, AbsurdNumbersAreDroppedNotInvented) {
-  auto events = Recognize(
-      "Error allocating device buffer: Attempting to allocate 9999999999999999999999G. That was not "
-      "possible. "
-      "There are 1.00G free.\n");
-  EXPECT_TRUE(events.empty());
-  ASSERT_EQ(problems_.size(), 2u);
-  EXPECT_EQ(problems_[0].message,
-            "ignored requested_bytes: '9999999999999999999999G' is too large to be a byte count");
+// A figure that cannot be read (absurd, a decimal comma, digits apart) is left out
+// with a warning, never invented or read as its leading digits; the OOM it was
+// printed in is still one.
+TEST_F(RecognizerTest, AnUnreadableFigureIsLeftOutAndTheOomKept) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"9999999999999999999999G", "'9999999999999999999999G' is too large to be a byte count"},
+      {"1,5G", "'1,5G' is not a size oomlens can read (a decimal comma, or digits apart?)"},
+      {"1 024.00M", "'1 024.00M' is not a size oomlens can read (a decimal comma, or digits apart?)"},
+  };
+  for (const auto& [size, why] : cases) {
+    problems_.clear();
+    auto events = Recognize(std::string("Error allocating device buffer: Attempting to allocate ") + size +
+                            ". That was not possible. There are 1.00G free.\n");
+    ASSERT_EQ(events.size(), 1u) << size;
+    EXPECT_EQ(events[0].facts.count("requested_bytes"), 0u) << size;
+    EXPECT_EQ(events[0].facts.at("free_bytes").integer, 1ll << 30) << size;
+    ASSERT_EQ(problems_.size(), 1u) << size;
+    EXPECT_EQ(problems_[0].message, std::string("ignored requested_bytes: ") + why);
+  }
+  problems_.clear();  // units in any case and spelt out are read, not cut to their digits
+  auto units = Recognize(
+      "Error allocating device buffer: Attempting to allocate 8.00m. That was not possible. There are 1.5 gb "
+      "free.\n");
+  ASSERT_EQ(units.size(), 1u);
+  EXPECT_EQ(units[0].facts.at("requested_bytes").integer, 8ll << 20);
+  EXPECT_EQ(units[0].facts.at("free_bytes").integer, 3ll << 29);
 }
 
 TEST_F(RecognizerTest, PrecursorWarningAttachesToTheNextOomOfItsKinds) {
