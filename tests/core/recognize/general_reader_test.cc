@@ -16,7 +16,7 @@ namespace {
 
 const std::string kRuntimes = std::string(OOMLENS_SOURCE_DIR) + "/testdata/logs/runtimes/";
 const std::set<std::string> kGeneralSignatures = {"unrecognized_oom", "memory_failure", "oom_statement",
-                                                  "memory_kill"};
+                                                  "memory_kill", "killed_by_signal"};
 
 std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
