@@ -25,7 +25,8 @@ JsonLocator::JsonLocator(std::string_view text) : text_(text) {
 }
 
 void JsonLocator::SkipSpace() {
-  while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  auto space = [](char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; };  // JSON's four
+  while (pos_ < text_.size() && space(text_[pos_])) ++pos_;
 }
 
 std::string JsonLocator::String() {
@@ -41,6 +42,12 @@ std::string JsonLocator::String() {
   }
   ++pos_;  // closing quote
   return out;
+}
+
+void JsonLocator::SkipString() {
+  ++pos_;  // opening quote
+  while (pos_ < text_.size() && text_[pos_] != '"') pos_ += text_[pos_] == '\\' ? 2 : 1;
+  ++pos_;  // closing quote
 }
 
 void JsonLocator::Value(const std::string& pointer) {
@@ -70,7 +77,7 @@ void JsonLocator::Value(const std::string& pointer) {
     }
     if (pos_ < text_.size()) ++pos_;
   } else if (c == '"') {
-    String();
+    SkipString();  // a value: only keys are needed as text
   } else {
     while (pos_ < text_.size() && !std::strchr(",]} \t\r\n", text_[pos_])) ++pos_;
   }

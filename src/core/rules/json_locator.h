@@ -25,6 +25,7 @@ class JsonLocator {
   void Value(const std::string& pointer);
   void SkipSpace();
   std::string String();
+  void SkipString();
 
   std::string_view text_;
   size_t pos_ = 0;

@@ -98,7 +98,7 @@ TEST_F(GeneralReader, AnOomWithoutFiguresIsStillAnIncident) {
 // alone, gives nothing.
 TEST_F(GeneralReader, AUsageTableBesideAFailureGivesItsFigures) {
   const char* const kTableThenFailure =
-      "Memory stats:\n"
+      "Memory Stats:\n"
       "Limit:      1490198528\n"
       "InUse:      1477023232\n"
       "MaxInUse:   1477423360\n"
@@ -108,7 +108,7 @@ TEST_F(GeneralReader, AUsageTableBesideAFailureGivesItsFigures) {
       "Bin (256): Total Chunks: 4, Chunks in use: 4. 1.0KiB allocated for chunks.\n"
       "free block at 0x9063ac500 of size 13174784\n"
       "free block at 0x90a618600 of size 1228800\n"
-      "Memory stats:\n"
+      "Memory Stats:\n"
       "Limit: 1490198528\n"
       "In use: 1477023232\n";
   for (const char* text : {kTableThenFailure, kFailureThenDump}) {
@@ -122,12 +122,12 @@ TEST_F(GeneralReader, AUsageTableBesideAFailureGivesItsFigures) {
   Report dump = Scan(kFailureThenDump);
   EXPECT_EQ(dump.incidents[0].facts.at("largest_free_bytes").integer, 13174784);
 
-  Report far = Scan(std::string("Memory stats:\nLimit: 1490198528\nInUse: 1477023232\n") +
+  Report far = Scan(std::string("Memory Stats:\nLimit: 1490198528\nInUse: 1477023232\n") +
                     "step 1\nstep 2\nstep 3\nstep 4\nError: failed to allocate 29.91MiB on device 0.\n");
   ASSERT_EQ(far.incidents.size(), 1u);
   EXPECT_EQ(far.incidents[0].facts.count("limit_bytes"), 0u)
       << "a table five lines away is not the failure's";
-  EXPECT_TRUE(Scan("Memory stats:\nLimit: 1490198528\nInUse: 1477023232\n").incidents.empty());
+  EXPECT_TRUE(Scan("Memory Stats:\nLimit: 1490198528\nInUse: 1477023232\n").incidents.empty());
 }
 
 // A dump that follows a failure ends at the next failure: an OOM printed right
@@ -135,7 +135,7 @@ TEST_F(GeneralReader, AUsageTableBesideAFailureGivesItsFigures) {
 TEST_F(GeneralReader, AListingEndsAtTheNextFailure) {
   Report report = Scan(
       "Arena ran out of memory while allocating 29.91MiB.  Current allocation summary follows.\n"
-      "Memory stats:\n"
+      "Memory Stats:\n"
       "Limit: 1490198528\n"
       "RuntimeError: failed to allocate 2.00GiB on device 1.\n"
       "Limit: 3490198528\n");
