@@ -141,7 +141,8 @@ size_t RunOnEnd(std::string_view text, size_t start, size_t end) {
   auto digit = [&](size_t i) { return i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); };
   auto word = [&](size_t i) { return i < text.size() && std::isalnum(static_cast<unsigned char>(text[i])); };
   if (end == start || !digit(end - 1)) return end;  // it ends with a unit: read whole
-  bool runs = ((text[end] == '.' || text[end] == ',') && digit(end + 1)) || (end < text.size() && word(end));
+  if (end >= text.size()) return end;
+  bool runs = ((text[end] == '.' || text[end] == ',') && digit(end + 1)) || word(end);
   bool spaced = end - start <= 3 && end < text.size() && text[end] == ' ' && digit(end + 1) &&
                 digit(end + 2) && digit(end + 3) && !digit(end + 4);
   if (!runs && !spaced) return end;
