@@ -39,8 +39,9 @@ struct LogicalLine {
 class LogicalLines {
  public:
   using Sink = std::function<void(const LogicalLine&)>;
-  /// Whether text holds the start of a message (recognised on its own).
-  using HoldsStart = std::function<bool(std::string_view text)>;
+  /// Which message's start text holds (recognised on its own): 0 for none, else a
+  /// number that is the same for every start of one signature.
+  using HoldsStart = std::function<int(std::string_view text)>;
   /// Whether text can matter to recognition (holds a literal, or a message is open);
   /// known_candidate: the fast path already found a literal in it.
   using MayMatter = std::function<bool(std::string_view text, bool known_candidate)>;

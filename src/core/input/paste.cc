@@ -309,8 +309,10 @@ void PasteRestorer::Push(std::string_view text, uint64_t number, const std::stri
   Piece piece = Strip(text);
   piece.number = number;
   piece.host = host;
-  if (!piece.breaks && !piece.item && !piece.starts_record && starts_message_)
-    piece.holds_start = starts_message_(TrimLeft(piece.content));
+  if (!piece.breaks && !piece.item && !piece.starts_record && starts_message_) {
+    piece.start_of = starts_message_(TrimLeft(piece.content));
+    piece.holds_start = piece.start_of != 0;
+  }
   if (piece.log_prefix) piece.bare_prefix = IsLevelOrNothing(cleaner_.Clean(TrimLeft(piece.content)).message);
   decorated_lines_ += piece.decorated;
   Take(std::move(piece));
@@ -338,7 +340,10 @@ bool PasteRestorer::MayContinue(const Piece& a, const Piece& b, const Block& blo
   if (a.bare_prefix)
     return !b.item && !b.log_prefix;  // "2025-07-31 20:22:43.04: I" alone: its message follows
   if (b.item || b.starts_record || HasColumnGap(b.raw)) return false;
-  if (b.holds_start && !EndsMidSentence(a.raw)) return false;    // else a holds the head of b's message
+  // b starts a message: it continues only a line cut mid-sentence (that line holds
+  // the head of b's message), never a line that starts a message of b's kind (two
+  // GPUs' OOMs one under the other are two records)
+  if (b.holds_start && (b.start_of == a.start_of || !EndsMidSentence(a.raw))) return false;
   if (StartsWith(TrimLeft(a.content), "File \"")) return false;  // a traceback's code line follows
   std::string_view word = FirstWord(b.raw);
   if (word.empty()) return false;
@@ -412,7 +417,7 @@ bool PasteRestorer::StartSpans(const Piece& a, const Piece& b) const {
   std::string both(TrimLeft(a.content));
   both += ' ';
   both += TrimLeft(b.content);
-  return starts_message_(both);
+  return starts_message_(both) != 0;
 }
 
 void PasteRestorer::EmitBlock() {

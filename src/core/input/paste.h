@@ -44,8 +44,9 @@ class PasteRestorer {
   /// the physical lines it was restored from, as printed (for excerpts).
   using Sink = std::function<void(std::string_view text, uint64_t number, const std::string& host,
                                   const std::vector<std::string_view>& physical)>;
-  /// True when text holds the start of a message (it is recognised on its own).
-  using StartsMessage = std::function<bool(std::string_view text)>;
+  /// Which message's start text holds (it is recognised on its own): 0 for none,
+  /// else a number that is the same for every start of one signature.
+  using StartsMessage = std::function<int(std::string_view text)>;
 
   static constexpr uint64_t kWindowBytes = 1 << 20;
   static constexpr size_t kMaxBlockLines = 256;
@@ -77,6 +78,7 @@ class PasteRestorer {
     bool log_prefix = false;     ///< starts with a log record's prefix
     bool starts_record = false;  ///< a log prefix, a traceback line or an exception: never continues
     bool holds_start = false;    ///< holds a message's start: continues only a line cut mid-sentence
+    int start_of = 0;            ///< whose start it holds (StartsMessage)
     bool bare_prefix = false;    ///< a log prefix and nothing else: the message was cut off it
     bool decorated = false;
   };

@@ -233,9 +233,11 @@ void Recognizer::Route(const LogicalLine& line) {
 
 // A line that holds a message's start is recognised on its own (and joins an
 // open message in Continue when it is its rest), so the paste restorer keeps it apart.
-bool Recognizer::HoldsStart(std::string_view text) {
+int Recognizer::HoldsStart(std::string_view text) {
   // Cleaning only removes a prefix, so a line without a literal cannot hold a start.
-  return prefilter_->MayMatch(text) && reader_.FindStart(cleaner_.Clean(text).message);
+  if (!prefilter_->MayMatch(text)) return 0;
+  const Signature* sig = reader_.FindStart(cleaner_.Clean(text).message);
+  return sig ? static_cast<int>(sig - rules_.signatures.data()) + 1 : 0;
 }
 
 void Recognizer::FeedLogical(std::string_view text, uint64_t number, std::string_view host) {

@@ -105,7 +105,7 @@ class Recognizer {
 
   void Route(const LogicalLine& line);
   bool MayMatter(std::string_view text, bool known_candidate) const;
-  bool HoldsStart(std::string_view text);
+  int HoldsStart(std::string_view text);  // 1 + the index of the signature whose start text holds, or 0
   void FeedLogical(std::string_view text, uint64_t number, std::string_view host);
   void CloseAll();
   const Signature* FindListingStart(const std::string& stream, std::string_view message) const;

@@ -158,6 +158,22 @@ TEST(PasteRestorer, ALineHoldingAMessagesStartStaysApartUnlessCutMidSentence) {
   EXPECT_NE(joined[0].text.find("program 'jit_train_step': Attempting"), std::string::npos);
 }
 
+// Two records that each start a message of one kind are two, whatever the previous
+// one ends with (a GPU's name, an option): two GPUs' OOMs one under the other
+// (attack review W2). A start of another kind may still be the rest of a wrap.
+TEST(PasteRestorer, TwoStartsOfOneKindStayTwoRecords) {
+  const std::string kTwo =
+      "Resource exhausted: OOM when allocating tensor with shape[256,1024] on GPU:0 by allocator GPU_0_bfc\n"
+      "Resource exhausted: OOM when allocating tensor with shape[512,1024] on GPU:1 by allocator GPU_1_bfc\n";
+  auto one_kind = [](std::string_view text) {
+    return text.find("OOM when") != std::string_view::npos ? 1 : 0;
+  };
+  EXPECT_EQ(Restore(kTwo, one_kind).size(), 2u);
+  // Starts of two kinds: the second may be the rest of the first, as a wrap gives
+  auto two_kinds = [](std::string_view text) { return text.find("GPU:0") != std::string_view::npos ? 1 : 2; };
+  EXPECT_EQ(Restore(kTwo, two_kinds).size(), 1u);
+}
+
 TEST(PasteRestorer, FencesAndBlankLinesAreBreaks) {
   auto lines = Restore("```text\nOut of memory: Killed process 4242 (python)\n```\n\nnext\n");
   ASSERT_EQ(lines.size(), 5u);

@@ -24,6 +24,27 @@ int64_t Bytes(const Incident& i, const std::string& name) {
   return it == i.facts.end() ? -1 : it->second.integer;
 }
 
+// Two one-line OOMs one under the other in a plain log are two occurrences, in the
+// paste restorer's window too (attack review W2: the second was joined to the first).
+TEST_F(ScannerTest, AdjacentOneLineOomsAreNeverJoined) {
+  const char* const kPairs[] = {
+      "Resource exhausted: OOM when allocating tensor with shape[256,1024,1024] and type float on "
+      "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n"
+      "Resource exhausted: OOM when allocating tensor with shape[512,1024,1024] and type float on "
+      "/job:localhost/replica:0/task:0/device:GPU:1 by allocator GPU_1_bfc\n",
+      "Dec 01 12:00:01 node7 kernel: Out of memory: Killed process 1001 (python) total-vm:49978204kB, "
+      "anon-rss:12918388kB, file-rss:68668kB, shmem-rss:53352kB, UID:1000 pgtables:26312kB oom_score_adj:0\n"
+      "Dec 01 12:00:02 node7 kernel: Out of memory: Killed process 1002 (python) total-vm:49978204kB, "
+      "anon-rss:12918388kB, file-rss:68668kB, shmem-rss:53352kB, UID:1000 pgtables:26312kB oom_score_adj:0\n",
+  };
+  for (const char* text : kPairs) {
+    Report r = Scan(text);
+    uint64_t occurrences = 0;
+    for (const auto& i : r.incidents) occurrences += i.occurrences;
+    EXPECT_EQ(occurrences, 2u) << text;
+  }
+}
+
 TEST_F(ScannerTest, SeedMessage) {
   Report r = Scan(kSeed);
   ASSERT_EQ(r.incidents.size(), 1u);
