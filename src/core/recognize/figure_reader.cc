@@ -63,8 +63,8 @@ const Signature* FigureReader::FindStart(std::string_view message) const {
 
 bool FigureReader::IsFigure(const Signature& sig) {
   return (sig.series || !sig.activity.empty()) && !sig.follow && !sig.complete && !sig.items &&
-         sig.aggregates.empty() && sig.annotates.empty() && sig.after.empty() && sig.before.empty() &&
-         sig.kind_when.empty() && !sig.reject;
+         sig.aggregates.empty() && sig.annotates.empty() && !sig.listing() && sig.kind_when.empty() &&
+         !sig.reject;
 }
 
 void FigureReader::ReadFacts(const Signature& sig, std::string_view message, FigureFacts* out) {

@@ -168,8 +168,8 @@ bool Recognizer::StartsOwnMessage(std::string_view message, const Signature& lis
                                   bool follows_event) const {
   if (!prefilter_->MayMatch(message)) return false;
   const Signature* other = reader_.FindStart(message);
-  return other && other != &listing && other->after.empty() && other->before.empty() &&
-         !(follows_event && !other->annotates.empty()) && !FigureReader::IsFigure(*other);
+  return other && other != &listing && !other->listing() && !(follows_event && !other->annotates.empty()) &&
+         !FigureReader::IsFigure(*other);
 }
 
 void Recognizer::FlushPending(uint64_t before_line) {
@@ -358,7 +358,7 @@ Recognizer::Step Recognizer::Continue(Open* open, const CleanLine& line) {
     const Signature* other = reader_.FindStart(line.message);
     if (other && other->fragment && other->kind == sig.kind && other != &sig)
       other = nullptr;  // its next sentence
-    if (other && (!other->after.empty() || !other->before.empty()) && other != &sig)
+    if (other && other->listing() && other != &sig)
       other = nullptr;  // a listing's line is no message of its own
     if (other) {
       // A start of another message closes this one, unless it is the rest of
@@ -381,8 +381,7 @@ Recognizer::Step Recognizer::Continue(Open* open, const CleanLine& line) {
     return Step::kJoined;
   }
   if (!sig.follow || !Contains(*sig.follow, line.message)) return Step::kClosed;
-  bool listing = !sig.after.empty() || !sig.before.empty();
-  if (listing && StartsOwnMessage(line.message, sig, open->listing_after)) return Step::kClosed;
+  if (sig.listing() && StartsOwnMessage(line.message, sig, open->listing_after)) return Step::kClosed;
   Join(open, line);
   return Step::kJoined;
 }
@@ -535,17 +534,22 @@ void Recognizer::JoinListing(Event&& listing, const Signature& sig, const std::s
   }
   if (listing.allocations.size() > room) listing.allocations.resize(room);
   for (auto& a : listing.allocations) event.allocations.push_back(std::move(a));
-  for (auto& [name, value] : listing.facts) event.facts.emplace(name, std::move(value));
-  event.listings.push_back(sig.id);
-  for (auto& line : listing.excerpt) {
-    if (event.excerpt.size() < kMaxExcerptLines) event.excerpt.push_back(std::move(line));
-  }
-  event.excerpt_total += listing.excerpt_total;
+  AddListing(std::move(listing), sig, &event);
 }
 
-// A listing printed right before an event of its kinds in the same stream joins it:
-// the facts the event lacks, and its lines after the event's in the excerpt (a
-// reader sees the failure first).
+// What any listing gives the event it joins: the facts the event lacks, the
+// listing's id, and its lines after the event's in the excerpt (a reader sees the
+// failure first).
+void Recognizer::AddListing(Event&& listing, const Signature& sig, Event* event) {
+  for (auto& [name, value] : listing.facts) event->facts.emplace(name, std::move(value));
+  event->listings.push_back(sig.id);
+  for (auto& line : listing.excerpt) {
+    if (event->excerpt.size() < kMaxExcerptLines) event->excerpt.push_back(std::move(line));
+  }
+  event->excerpt_total += listing.excerpt_total;
+}
+
+// A listing printed right before an event of its kinds in the same stream joins it.
 void Recognizer::JoinPreceding(Event* event, const std::string& stream) {
   auto it = preceding_.find(stream);
   if (it == preceding_.end()) return;
@@ -554,13 +558,7 @@ void Recognizer::JoinPreceding(Event* event, const std::string& stream) {
   const auto& kinds = preceding.sig->before;
   bool close = event->where.line <= preceding.last_line + kListingGap + 1;
   if (!close || std::find(kinds.begin(), kinds.end(), event->kind) == kinds.end()) return;
-  Event& listing = preceding.listing;
-  for (auto& [name, value] : listing.facts) event->facts.emplace(name, std::move(value));
-  event->listings.push_back(preceding.sig->id);
-  for (auto& line : listing.excerpt) {
-    if (event->excerpt.size() < kMaxExcerptLines) event->excerpt.push_back(std::move(line));
-  }
-  event->excerpt_total += listing.excerpt_total;
+  AddListing(std::move(preceding.listing), *preceding.sig, event);
 }
 
 void Recognizer::Emit(Event&& event, const Signature& sig, const std::string& stream) {

@@ -89,10 +89,11 @@ struct Signature {
   std::vector<std::string> annotates;  // not an incident: facts go to the next event of these kinds
   std::vector<std::string> after;      // a listing right after an event of these kinds: joins it
   std::vector<std::string> before;     // a listing right before an event of these kinds: joins it
-  bool series = false;                 // a memory figure: collected into series, no incident
-  bool fragment = false;               // one sentence of a message: continues an open one of its kind
-  double match = 1;                    // how sure a match is that this family failed (structural: lower)
-  std::string activity;                // "compile" (facts: program) or "step": progress, no incident
+  bool listing() const { return !after.empty() || !before.empty(); }  // joins an event; no message itself
+  bool series = false;    // a memory figure: collected into series, no incident
+  bool fragment = false;  // one sentence of a message: continues an open one of its kind
+  double match = 1;       // how sure a match is that this family failed (structural: lower)
+  std::string activity;   // "compile" (facts: program) or "step": progress, no incident
   std::vector<Aggregate> aggregates;
   std::shared_ptr<re2::RE2> reject;  // a message matching this is a known non-failure
   std::vector<KindRefinement> kind_when;
