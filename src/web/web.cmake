@@ -34,10 +34,18 @@ set_target_properties(oomlens_web PROPERTIES OUTPUT_NAME oomlens RUNTIME_OUTPUT_
 # fetches nothing at all: app.js hands the bytes to the module (wasmBinary).
 set(OOMLENS_SITE ${PROJECT_BINARY_DIR}/site)
 file(GLOB OOMLENS_PAGE_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/web/page/*)
-add_custom_command(TARGET oomlens_web POST_BUILD
+# Rebuilt when a page file or the module changes (a POST_BUILD step would miss the first).
+set(OOMLENS_SITE_FILES ${OOMLENS_SITE}/oomlens.js ${OOMLENS_SITE}/oomlens-wasm.js)
+foreach(page_file ${OOMLENS_PAGE_FILES})
+  get_filename_component(page_name ${page_file} NAME)
+  list(APPEND OOMLENS_SITE_FILES ${OOMLENS_SITE}/${page_name})
+endforeach()
+add_custom_command(OUTPUT ${OOMLENS_SITE_FILES}
   COMMAND ${CMAKE_COMMAND} -E make_directory ${OOMLENS_SITE}
   COMMAND ${CMAKE_COMMAND} -E copy ${OOMLENS_PAGE_FILES} ${OOMLENS_SITE}
   COMMAND ${CMAKE_COMMAND} -E copy ${PROJECT_BINARY_DIR}/wasm/oomlens.js ${OOMLENS_SITE}/oomlens.js
   COMMAND sh ${PROJECT_SOURCE_DIR}/src/web/embed_wasm.sh wasm/oomlens.wasm site/oomlens-wasm.js
+  DEPENDS oomlens_web ${OOMLENS_PAGE_FILES} ${PROJECT_SOURCE_DIR}/src/web/embed_wasm.sh
   WORKING_DIRECTORY ${PROJECT_BINARY_DIR}
   VERBATIM)
+add_custom_target(oomlens_site ALL DEPENDS ${OOMLENS_SITE_FILES})

@@ -86,7 +86,10 @@ async function diagnose({ text = null, files = null, format = 'json' }) {
   if (files) await page.setInputFiles('#files', files);
   else await page.setInputFiles('#files', []);
   await page.click('#diagnose');
-  await until(page, (n) => Number(document.body.dataset.diagnosed || 0) > n, before, 'a diagnosis');
+  // Setting the format and the files runs the page too; the click's run is the newest,
+  // so its report is the one shown once none is in flight.
+  await until(page, (n) => Number(document.body.dataset.diagnosed || 0) > n && document.body.dataset.running === '0',
+              before, 'a diagnosis');
   return format === 'html' ? page.getAttribute('#report', 'srcdoc') : page.textContent('#plain');
 }
 

@@ -8,6 +8,10 @@
   const $ = (id) => document.getElementById(id);
   let engine = null;
   let lastInputs = [];
+  // Runs overlap (a file chosen, then Diagnose clicked, while the first is still read):
+  // only the newest one shows its report. body[data-running] counts those in flight.
+  let newestRun = 0;
+  let running = 0;
 
   function say(text, isError) {
     $('status').textContent = text;
@@ -96,9 +100,12 @@
   }
 
   async function run() {
+    const mine = ++newestRun;
+    document.body.dataset.running = String(++running);
     try {
       const started = performance.now();
       const inputs = await gatherInputs();
+      if (mine !== newestRun) return;  // a newer run reads what the page holds now
       if (!inputs.length) return say('Paste a log or choose files first.', true);
       const format = $('format').value;
       const report = diagnose(inputs, format, $('chip').value.trim());
@@ -109,7 +116,9 @@
       say(`Read ${inputs.length} input${inputs.length === 1 ? '' : 's'}, ${bytes} bytes, in ${Math.round(performance.now() - started)} ms.`);
       document.body.dataset.diagnosed = String(Number(document.body.dataset.diagnosed || 0) + 1);
     } catch (e) {
-      say(String(e.message || e), true);
+      if (mine === newestRun) say(String(e.message || e), true);
+    } finally {
+      document.body.dataset.running = String(--running);
     }
   }
 
