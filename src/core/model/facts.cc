@@ -87,6 +87,8 @@ std::vector<FactInfo> BuildRegistry() {
       {"cgroup", T::kText, false, "set when a cgroup / container limit did the kill"},
       {"oom_killed", T::kText, false, "set when the container runtime reported OOMKilled"},
       {"evicted", T::kText, false, "set when Kubernetes evicted the pod for node memory pressure"},
+      {"memory_pressure", T::kText, false,
+       "set when a memory watcher killed the work for the machine's memory pressure"},
       {"shared_memory", T::kText, false, "set when shared memory (/dev/shm) ran out"},
       // Who printed the event.
       {"sample_used_bytes", T::kSize, false, "one figure of a memory series (in use at that time)"},
