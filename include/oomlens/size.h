@@ -32,6 +32,10 @@ std::optional<Size> ParseSize(std::string_view text, std::string* error, bool de
 /// Formats bytes the way XLA does: "147.64M", "29.49G", "0B", "-2.55G".
 std::string FormatSize(int64_t bytes);
 
+/// Formats a computed size (a difference, a ratio of sizes): as FormatSize when it
+/// is a whole number of bytes int64 holds, else in E units ("14.00E"), never wrapped.
+std::string FormatComputedSize(double bytes);
+
 }  // namespace oomlens
 
 #endif  // OOMLENS_SIZE_H_

@@ -5,13 +5,20 @@
 namespace oomlens {
 namespace {
 
+// A tip whose computed share rounds to 0% asks for what the figures cannot give.
+constexpr const char* kNoRoom =
+    "the figures leave it no room (a share that rounds to 0%): what else is allocated holds the memory, so "
+    "no "
+    "smaller size of this one alone fits";
+
 std::vector<std::string> RenderLines(const std::vector<TemplateLine>& lines, const FactLookup& facts,
-                                     bool first_only) {
+                                     bool first_only, bool tips = false) {
   std::vector<std::string> out;
   std::string text;
+  bool no_room = false;
   for (const auto& line : lines) {
     if (line.when && !line.when->Evaluate(facts).truth()) continue;
-    if (!line.text->Render(facts, &text)) continue;
+    if (tips ? !line.text->RenderTip(facts, &text, &no_room) : !line.text->Render(facts, &text)) continue;
     out.push_back(text);
     if (first_only) break;
   }
@@ -27,9 +34,14 @@ void RenderAdvice(const std::vector<TemplateLine>& lines, const FactLookup& fact
   };
   std::vector<Ranked> ranked;
   std::string text, part;
+  bool no_room = false;
   for (const auto& line : lines) {
     bool applies = !line.when || line.when->Evaluate(facts).truth();
-    if (!line.text->Render(facts, &text)) continue;
+    if (!line.text->RenderTip(facts, &text, &no_room)) {
+      if (no_room && applies && line.text->Render(facts, &text))
+        d->also_consider.push_back(Consideration{text, kNoRoom});
+      continue;
+    }
     if (!applies) {
       if (line.why_not && line.why_not->Render(facts, &part))
         d->also_consider.push_back(Consideration{text, part});
@@ -108,7 +120,7 @@ void Decide(const RuleData& rules, Incident* incident) {
   d.summary = summary.empty() ? best.cause : summary.front();
   d.evidence = RenderLines(best.evidence, facts, false);
   RenderAdvice(best.advice, facts, &d);
-  auto fit = RenderLines(best.fit, facts, true);
+  auto fit = RenderLines(best.fit, facts, true, true);
   if (!fit.empty()) d.fit = fit.front();
   d.docs = best.docs;
   AddNotes(rules, *incident, facts, &d);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "core/analyze/allocation_summary.h"
 #include "core/analyze/history.h"
@@ -15,6 +16,14 @@
 
 namespace oomlens {
 namespace {
+
+// a - b of two sizes, when the difference is one oomlens can hold: absurd figures
+// ("7.00E" against "-7.00E") give none rather than a wrapped one.
+std::optional<FactValue> Difference(const FactValue& a, const FactValue& b) {
+  double difference = static_cast<double>(a.integer) - static_cast<double>(b.integer);
+  if (!(std::fabs(difference) < 9.2e18)) return std::nullopt;
+  return SizeValue(difference, a.tolerance + b.tolerance);
+}
 
 // a / b as a ratio fact, when both are present and b is not zero.
 void Ratio(const Facts& facts, const char* a, const char* b, const char* name, Facts* derived) {
@@ -73,8 +82,7 @@ void DeriveAllocatorFacts(const Facts& facts, Facts* derived) {
   const FactValue* limit = FactIn(facts, "limit_bytes");
   const FactValue* in_use = FactIn(facts, "in_use_bytes");
   if (limit && in_use) {
-    (*derived)["allocator_free_bytes"] = SizeValue(static_cast<double>(limit->integer - in_use->integer),
-                                                   limit->tolerance + in_use->tolerance);
+    if (auto left = Difference(*limit, *in_use)) (*derived)["allocator_free_bytes"] = *left;
   }
   const FactValue* allocated = FactIn(facts, "allocated_bytes");
   const FactValue* reserved = FactIn(facts, "reserved_bytes");
@@ -82,9 +90,7 @@ void DeriveAllocatorFacts(const Facts& facts, Facts* derived) {
   if (unallocated) {
     (*derived)["cached_unallocated_bytes"] = *unallocated;
   } else if (allocated && reserved && reserved->integer >= allocated->integer) {
-    (*derived)["cached_unallocated_bytes"] =
-        SizeValue(static_cast<double>(reserved->integer - allocated->integer),
-                  reserved->tolerance + allocated->tolerance);
+    if (auto cached = Difference(*reserved, *allocated)) (*derived)["cached_unallocated_bytes"] = *cached;
   }
   const FactValue* capacity = FactIn(facts, "capacity_bytes");
   const FactValue* free = FactIn(facts, "free_bytes");
@@ -143,8 +149,7 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   if (!largest) largest = FactIn(derived, "largest_free_block_bytes");
   if (largest) derived["largest_contiguous_bytes"] = *largest;
   if (requested && free) {
-    derived["shortfall_bytes"] = SizeValue(static_cast<double>(requested->integer - free->integer),
-                                           requested->tolerance + free->tolerance);
+    if (auto shortfall = Difference(*requested, *free)) derived["shortfall_bytes"] = *shortfall;
     if (free->integer > 0) derived["request_to_free_ratio"] = RatioValue(requested->number / free->number);
   }
   if (requested && capacity && capacity->integer > 0) {

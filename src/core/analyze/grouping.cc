@@ -86,9 +86,9 @@ void AddIdentity(const Event& e, Incident* incident) {
 
 bool Differs(const FactValue& value, const FactValue& mine) {
   bool numeric = value.type == FactType::kSize || value.type == FactType::kCount;
-  return numeric
-             ? std::fabs(static_cast<double>(value.integer - mine.integer)) > value.tolerance + mine.tolerance
-             : value.text != mine.text;
+  return numeric ? std::fabs(static_cast<double>(value.integer) - static_cast<double>(mine.integer)) >
+                       value.tolerance + mine.tolerance
+                 : value.text != mine.text;
 }
 
 // Compares facts with the incident's first occurrence; an outlier with the

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -26,13 +27,18 @@ inline std::string FactTextIn(const Facts& facts, std::string_view name) {
   return v ? v->text : "";
 }
 
+/// A derived size. Beyond what int64 holds (a difference of absurd figures) the
+/// integer saturates; the number and the text keep the value.
 inline FactValue SizeValue(double bytes, double tolerance = 0) {
   FactValue v;
   v.type = FactType::kSize;
-  v.integer = static_cast<int64_t>(std::llround(bytes));
+  constexpr double kLimit = 9.2e18;  // below 2^63
+  v.integer = std::fabs(bytes) < kLimit ? static_cast<int64_t>(std::llround(bytes))
+              : bytes > 0               ? std::numeric_limits<int64_t>::max()
+                                        : std::numeric_limits<int64_t>::min();
   v.number = bytes;
   v.tolerance = tolerance;
-  v.text = FormatSize(v.integer);
+  v.text = FormatComputedSize(bytes);
   return v;
 }
 

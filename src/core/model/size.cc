@@ -244,10 +244,11 @@ std::optional<Size> ParseSize(std::string_view text, std::string* error, bool de
   return Size{static_cast<int64_t>(std::llround(bytes)), tolerance};
 }
 
-std::string FormatSize(int64_t bytes) {
+namespace {
+
+// magnitude (>= 1024) scaled to the largest unit that keeps it under 1024.
+std::string FormatScaled(double magnitude, bool negative) {
   static const char kUnits[] = "KMGTPE";
-  double magnitude = std::fabs(static_cast<double>(bytes));
-  if (magnitude < 1024) return std::to_string(bytes) + "B";
   int unit = 0;
   double scaled = magnitude / 1024;
   while (scaled >= 1023.995 && unit < 5) {
@@ -255,8 +256,24 @@ std::string FormatSize(int64_t bytes) {
     ++unit;
   }
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%s%.2f%c", bytes < 0 ? "-" : "", scaled, kUnits[unit]);
+  std::snprintf(buf, sizeof buf, "%s%.2f%c", negative ? "-" : "", scaled, kUnits[unit]);
   return buf;
+}
+
+}  // namespace
+
+std::string FormatSize(int64_t bytes) {
+  double magnitude = std::fabs(static_cast<double>(bytes));
+  if (magnitude < 1024) return std::to_string(bytes) + "B";
+  return FormatScaled(magnitude, bytes < 0);
+}
+
+std::string FormatComputedSize(double bytes) {
+  if (std::isnan(bytes)) return "?B";
+  double magnitude = std::fabs(bytes);
+  if (magnitude < 9.2e18) return FormatSize(static_cast<int64_t>(std::llround(bytes)));
+  if (std::isinf(bytes)) return bytes < 0 ? "-infB" : "infB";
+  return FormatScaled(magnitude, bytes < 0);
 }
 
 }  // namespace oomlens

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 
 #include "core/model/from_chars.h"
 #include "oomlens/size.h"
@@ -475,16 +476,25 @@ Value Eval(const Node& n, const FactLookup& facts) {
     case Node::Op::kFact: {
       const FactValue* f = facts(n.name);
       if (!f) return Absent(n.unit);
-      Value v{true, n.unit, f->type == FactType::kRatio ? f->number : static_cast<double>(f->integer),
+      bool saturated = (f->integer == std::numeric_limits<int64_t>::max() ||   // a derived size beyond
+                        f->integer == std::numeric_limits<int64_t>::min()) &&  // int64 (SizeValue)
+                       f->number != static_cast<double>(f->integer);
+      Value v{true, n.unit,
+              f->type == FactType::kRatio || saturated ? f->number : static_cast<double>(f->integer),
               f->tolerance, f->text};
-      if (f->type == FactType::kSize || f->type == FactType::kCount)
+      if ((f->type == FactType::kSize || f->type == FactType::kCount) && !saturated) {
         v.number = static_cast<double>(f->integer);
+        v.exact = true;
+        v.integer = f->integer;
+      }
       return v;
     }
     case Node::Op::kHas: return Bool(facts(n.name) != nullptr);
     case Node::Op::kNeg: {
       Value v = Eval(*n.args[0], facts);
       v.number = -v.number;
+      v.exact = v.exact && v.integer != std::numeric_limits<int64_t>::min();
+      v.integer = v.exact ? -v.integer : 0;
       return v;
     }
     case Node::Op::kNot: {

@@ -39,6 +39,10 @@ struct Value {
   double number = 0;
   double tolerance = 0;
   std::string text;  ///< for text facts
+  /// A fact's integer as the log printed it (sizes, counts), kept exactly: a double
+  /// holds only 53 bits. Computed values are not exact.
+  bool exact = false;
+  int64_t integer = 0;
   bool truth() const { return present && unit == Unit::kBool && number != 0; }
 };
 

@@ -8,7 +8,7 @@
 namespace oomlens {
 namespace {
 
-const char* const kFormats[] = {"", "size", "ratio", "pct", "num", "int"};
+const char* const kFormats[] = {"", "size", "ratio", "pct", "share", "num", "int"};
 
 std::string Number(double v) {
   char buf[64];
@@ -18,13 +18,22 @@ std::string Number(double v) {
   return buf;
 }
 
+// A computed whole number; beyond int64 (or not a number) in scientific notation,
+// never wrapped around.
+std::string Integer(double v) {
+  if (std::fabs(v) < 9.2e18) return std::to_string(std::llround(v));
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
 }  // namespace
 
 std::string FormatValue(const Value& v, std::string_view format) {
   if (v.unit == Unit::kText) return v.text;
   if (v.unit == Unit::kBool) return v.number != 0 ? "yes" : "no";
   if (format == "size" || (format.empty() && v.unit == Unit::kBytes)) {
-    return FormatSize(static_cast<int64_t>(std::llround(v.number)));
+    return v.exact ? FormatSize(v.integer) : FormatComputedSize(v.number);
   }
   if (format == "ratio") {
     char buf[64];
@@ -32,13 +41,15 @@ std::string FormatValue(const Value& v, std::string_view format) {
     std::snprintf(buf, sizeof buf, a >= 1000 ? "%.0fx" : a >= 10 ? "%.1fx" : "%.2fx", v.number);
     return buf;
   }
-  if (format == "pct") {
+  if (format == "pct" || format == "share") {
     char buf[64];
     double p = v.number * 100;
+    if (p > 0 && p < 0.05) return "<0.1%";  // not "0.0%": it is not nothing
     std::snprintf(buf, sizeof buf, std::fabs(p) >= 10 || p == 0 ? "%.0f%%" : "%.1f%%", p);
     return buf;
   }
-  if (format == "int") return std::to_string(std::llround(v.number));
+  if (v.exact) return std::to_string(v.integer);  // as printed, all its digits
+  if (format == "int") return Integer(v.number);
   return Number(v.number);
 }
 
@@ -76,7 +87,7 @@ std::unique_ptr<Template> Template::Parse(std::string_view text, std::string* er
       bool known = false;
       for (const char* f : kFormats) known = known || format == f;
       if (!known) {
-        *error = "unknown format ':" + format + "' (formats: size, ratio, pct, num, int)";
+        *error = "unknown format ':" + format + "' (formats: size, ratio, pct, share, num, int)";
         *error_offset = i + 1 + colon;
         return nullptr;
       }
@@ -103,6 +114,16 @@ bool Template::Computes() const {
 }
 
 bool Template::Render(const FactLookup& facts, std::string* out) const {
+  return RenderParts(facts, out, nullptr);
+}
+
+bool Template::RenderTip(const FactLookup& facts, std::string* out, bool* no_room) const {
+  *no_room = false;
+  return RenderParts(facts, out, no_room);
+}
+
+// no_room, when given, also refuses a share (a tip's target) under 0.05%.
+bool Template::RenderParts(const FactLookup& facts, std::string* out, bool* no_room) const {
   out->clear();
   for (const Part& p : parts_) {
     if (!p.expr) {
@@ -111,6 +132,12 @@ bool Template::Render(const FactLookup& facts, std::string* out) const {
     }
     Value v = p.expr->Evaluate(facts);
     if (!v.present) return false;
+    bool figure = v.unit == Unit::kNumber || v.unit == Unit::kBytes;
+    if (figure && !std::isfinite(v.number)) return false;
+    if (no_room && figure && p.format == "share" && v.number < 0.0005) {  // 0%, or below nothing
+      *no_room = true;
+      return false;
+    }
     *out += FormatValue(v, p.format);
   }
   return true;

@@ -3,8 +3,9 @@
 //   "needs {requested_bytes} but only {free_bytes} is free ({requested_bytes / free_bytes:ratio})"
 //
 // A part is {expression} or {expression:format}, format one of size, ratio (204.5x),
-// pct (35%), num, int. "{{" and "}}" print braces. Rendering fails (returns false)
-// when any part is absent, so a line never shows a number the log did not print.
+// pct (35%), share (a tip's target, printed as pct), num, int. "{{" and "}}" print braces. Rendering fails (returns false)
+// when any part is absent, so a line never shows a number the log did not print,
+// and when a computed figure is no number (a division by zero).
 #ifndef OOMLENS_CORE_RULES_TEMPLATE_H_
 #define OOMLENS_CORE_RULES_TEMPLATE_H_
 
@@ -22,8 +23,13 @@ class Template {
   /// Parses text. On failure returns nullptr and sets *error and *error_offset.
   static std::unique_ptr<Template> Parse(std::string_view text, std::string* error, size_t* error_offset);
 
-  /// Renders into *out. Returns false when a part is absent.
+  /// Renders into *out. Returns false when a part is absent or not a number.
   bool Render(const FactLookup& facts, std::string* out) const;
+
+  /// Renders a tip (advice, what would fit): as Render, and also false, with
+  /// *no_room set, when a share it asks for rounds to 0% ("a batch at most 0% of
+  /// this one"): the figures leave nothing for it.
+  bool RenderTip(const FactLookup& facts, std::string* out, bool* no_room) const;
 
   /// True when a part computes a figure rather than printing a fact as read.
   bool Computes() const;
@@ -34,6 +40,8 @@ class Template {
     std::unique_ptr<Expr> expr;  // null for a literal part
     std::string format;
   };
+  bool RenderParts(const FactLookup& facts, std::string* out, bool* no_room) const;
+
   std::vector<Part> parts_;
 };
 

@@ -196,6 +196,58 @@ const Incident* Root(const Report& report) {
   return report.incidents.empty() ? nullptr : &report.incidents[0];
 }
 
+// Attack review W9: PyTorch's common "of which 0 bytes is free" leaves no room for a
+// smaller tensor; the tip that would shrink it to 0% of its size is listed under
+// "also consider" with why, and no "would fit" line offers a 0% batch.
+TEST_F(AdviceTest, ATipWhoseTargetIsZeroGoesUnderAlsoConsiderWithWhy) {
+  Report report = Scan(
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of "
+      "15.78 GiB of which 0 bytes is free. Including non-PyTorch memory, this process has 15.78 GiB memory "
+      "in use. "
+      "Of the allocated memory 14.00 GiB is allocated by PyTorch, and 0 bytes is reserved by PyTorch but "
+      "unallocated.\n");
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const Diagnosis& d = report.incidents[0].diagnosis;
+  ASSERT_FALSE(d.advice.empty());
+  for (const auto& tip : d.advice) EXPECT_EQ(tip.find(" 0% "), std::string::npos) << tip;
+  EXPECT_EQ(d.fit.find(" 0% "), std::string::npos) << d.fit;
+  bool moved = false;
+  for (const auto& c : d.also_consider) moved = moved || c.why.find("no room") != std::string::npos;
+  EXPECT_TRUE(moved) << "the 0% tip is neither dropped silently nor advised";
+}
+
+// Attack review W8: a request below the free memory that still failed is
+// fragmentation, inferred at lower confidence when no largest block is printed, and
+// the advice does not ask for the "There are N free" sentence the log holds.
+TEST_F(AdviceTest, ARequestThatFitsInFreeMemoryIsInferredFragmentation) {
+  Report report = Scan(
+      "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 1.00G. That was not "
+      "possible. "
+      "There are 6.43G free.; (0x0x1_HBM0)\n");
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const Diagnosis& d = report.incidents[0].diagnosis;
+  EXPECT_EQ(d.best.cause, "fragmentation");
+  EXPECT_EQ(d.best.rule, "general.fits_free");
+  EXPECT_LT(d.best.confidence, 0.8);
+  for (const auto& tip : d.advice) EXPECT_EQ(tip.find("There are N free"), std::string::npos) << tip;
+}
+
+// Attack review W10: a difference of absurd figures (7E asked, -7E free) is beyond
+// int64: it is not derived (no wrapped "-2.00E" or saturated "8.00E" shortfall).
+TEST_F(AdviceTest, ADifferenceBeyondSixtyFourBitsIsNotDerived) {
+  Report report = Scan(
+      "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 7.00E. That was not "
+      "possible. "
+      "There are -7.00E free.\n");
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const Incident& incident = report.incidents[0];
+  EXPECT_EQ(incident.derived.count("shortfall_bytes"), 0u);
+  std::ostringstream text;
+  RenderText(report, TextOptions{}, text);
+  EXPECT_EQ(text.str().find("8.00E short"), std::string::npos) << text.str();
+  EXPECT_EQ(text.str().find("-2.00E"), std::string::npos) << text.str();
+}
+
 TEST_F(AdviceTest, TheFirstTipPointsAtTheFixThatWorkedOnRealLogs) {
   const std::string dir = std::string(OOMLENS_SOURCE_DIR) + "/testdata/advice/";
   std::ifstream in(dir + "known_fixes.json");

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/rules/template.h"
+#include "oomlens/size.h"
 
 namespace oomlens {
 namespace {
@@ -139,6 +140,68 @@ TEST(Template, RendersPartsAndFormats) {
   EXPECT_FALSE(t->Render(lookup, &out));  // never prints a number the log did not give
 }
 
+// Attack review W10: integers the log printed keep every digit (a double holds 53
+// bits), and a computed figure beyond 64 bits is printed, not wrapped around.
+TEST(Template, IntegersKeepTheirDigitsAndHugeFiguresDoNotWrap) {
+  Facts facts;
+  std::string e;
+  ASSERT_TRUE(MakeFact(*FindFact("max_seq_len"), "123456789012345678", &facts["max_seq_len"], &e)) << e;
+  ASSERT_TRUE(MakeFact(*FindFact("kv_cache_tokens"), "9223372036854775807", &facts["kv_cache_tokens"], &e))
+      << e;
+  auto lookup = [&facts](const std::string& n) -> const FactValue* {
+    auto it = facts.find(n);
+    return it == facts.end() ? nullptr : &it->second;
+  };
+  auto render = [&](const char* text) {
+    std::string error, out;
+    size_t offset = 0;
+    auto t = Template::Parse(text, &error, &offset);
+    EXPECT_TRUE(t) << error;
+    if (t) {
+      EXPECT_TRUE(t->Render(lookup, &out)) << text;
+    }
+    return out;
+  };
+  EXPECT_EQ(render("{max_seq_len:int} {max_seq_len} {max_seq_len:num}"),
+            "123456789012345678 123456789012345678 123456789012345678");
+  EXPECT_EQ(render("{kv_cache_tokens:int} {-max_seq_len:int}"), "9223372036854775807 -123456789012345678");
+  EXPECT_EQ(render("{kv_cache_tokens * 1000:int}"), "9.22e+21");  // computed: no wrap to a negative
+  EXPECT_EQ(FormatComputedSize(7.0 * 1152921504606846976.0 * 2), "14.00E");
+  EXPECT_EQ(FormatComputedSize(-1536), "-1.50K");
+}
+
+// Attack review W9: a tip's target share that rounds to 0% is refused by RenderTip
+// (the tip goes to "also consider"); a share it asks to cut *by* prints "<0.1%".
+TEST(Template, ASharePrintsAsPctAndAZeroTargetIsNoRoom) {
+  Facts facts;
+  std::string e;
+  MakeFact(*FindFact("requested_bytes"), "4.00 GiB", &facts["requested_bytes"], &e);
+  MakeFact(*FindFact("free_bytes"), "0 bytes", &facts["free_bytes"], &e);
+  MakeFact(*FindFact("allocated_bytes"), "22.90 GiB", &facts["allocated_bytes"], &e);
+  auto lookup = [&facts](const std::string& n) -> const FactValue* {
+    auto it = facts.find(n);
+    return it == facts.end() ? nullptr : &it->second;
+  };
+  std::string error, out;
+  size_t offset = 0;
+  auto target =
+      Template::Parse("a batch at most {free_bytes / requested_bytes:share} of this one", &error, &offset);
+  ASSERT_TRUE(target) << error;
+  bool no_room = false;
+  EXPECT_FALSE(target->RenderTip(lookup, &out, &no_room));
+  EXPECT_TRUE(no_room);
+  EXPECT_TRUE(target->Render(lookup, &out));  // as evidence it is a figure like any other
+  EXPECT_EQ(out, "a batch at most 0% of this one");
+  auto cut = Template::Parse("cut by {(requested_bytes / 1000) / allocated_bytes:pct}", &error, &offset);
+  ASSERT_TRUE(cut) << error;
+  EXPECT_TRUE(cut->RenderTip(lookup, &out, &no_room));
+  EXPECT_FALSE(no_room);
+  EXPECT_EQ(out, "cut by <0.1%");
+  auto pieces = Template::Parse("{ceil(requested_bytes / free_bytes):int} pieces", &error, &offset);
+  ASSERT_TRUE(pieces) << error;
+  EXPECT_FALSE(pieces->Render(lookup, &out));  // a division by zero is no number to print
+}
+
 TEST(Template, ParseErrorsPointAtTheProblem) {
   std::string error;
   size_t offset = 0;
@@ -146,7 +209,7 @@ TEST(Template, ParseErrorsPointAtTheProblem) {
   EXPECT_EQ(error, "unclosed '{' (write '{{' for a brace)");
   EXPECT_EQ(offset, 9u);
   EXPECT_FALSE(Template::Parse("{free_bytes:kg}", &error, &offset));
-  EXPECT_EQ(error, "unknown format ':kg' (formats: size, ratio, pct, num, int)");
+  EXPECT_EQ(error, "unknown format ':kg' (formats: size, ratio, pct, share, num, int)");
   EXPECT_FALSE(Template::Parse("{free_bytes +}", &error, &offset));
   EXPECT_EQ(error, "expression ends too early");
   EXPECT_EQ(offset, 13u);
