@@ -67,7 +67,8 @@ TEST(Cli, ExplainComesFromTheRules) {
   EXPECT_NE(r.out.find("reservable_bytes"), std::string::npos);
   EXPECT_NE(r.out.find("fragmentation (rule tpu_program_load.fragmentation, confidence 0.85)"),
             std::string::npos);
-  EXPECT_NE(r.out.find("when: requested_bytes > 0 and free_bytes >= requested_bytes and requested_bytes > largest_contiguous_bytes"),
+  EXPECT_NE(r.out.find("when: requested_bytes > 0 and free_bytes >= requested_bytes and requested_bytes > "
+                       "largest_contiguous_bytes"),
             std::string::npos);
   EXPECT_NE(r.out.find("https://openxla.org/xla/errors/error_0101"), std::string::npos);
   EXPECT_EQ(Cli({"explain", "fragmentation"}).code, kExitNoOom);

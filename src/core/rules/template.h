@@ -3,9 +3,9 @@
 //   "needs {requested_bytes} but only {free_bytes} is free ({requested_bytes / free_bytes:ratio})"
 //
 // A part is {expression} or {expression:format}, format one of size, ratio (204.5x),
-// pct (35%), share (a tip's target, printed as pct), num, int. "{{" and "}}" print braces. Rendering fails (returns false)
-// when any part is absent, so a line never shows a number the log did not print,
-// and when a computed figure is no number (a division by zero).
+// pct (35%), share (a tip's target, printed as pct), num, int. "{{" and "}}" print braces. Rendering fails
+// (returns false) when any part is absent, so a line never shows a number the log did not print, and when a
+// computed figure is no number (a division by zero).
 #ifndef OOMLENS_CORE_RULES_TEMPLATE_H_
 #define OOMLENS_CORE_RULES_TEMPLATE_H_
 
