@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <iterator>
 #include <map>
 
 #include "core/input/line_cleaner.h"
@@ -330,7 +331,7 @@ void PasteRestorer::Take(Piece&& piece) {
   bool depth_changed = !block_.empty() && block_.back().depth != piece.depth && piece.depth > 0;
   if (!block_.empty() && (depth_changed || block_.back().host != piece.host)) EmitBlock();
   block_.push_back(std::move(piece));
-  if (block_.size() >= kMaxBlockLines) EmitBlock();
+  if (block_.size() >= kMaxBlockLines) EmitBlock(/*keep_last=*/true);
 }
 
 // Whether b may continue a at all: b starts no record of its own (a log prefix,
@@ -420,26 +421,38 @@ bool PasteRestorer::StartSpans(const Piece& a, const Piece& b) const {
   return starts_message_(both) != 0;
 }
 
-void PasteRestorer::EmitBlock() {
+// keep_last: the block is at its cap, not at a break, and its last logical line may
+// go on in the lines still to come (a wrapped message whose first line is the
+// cap's last): those lines start the next block instead of being sent cut. A tail
+// of half the cap or more is sent as it is, so memory stays bounded.
+void PasteRestorer::EmitBlock(bool keep_last) {
   std::vector<Piece> block;
   block.swap(block_);  // the sink may call back into Flush
   if (block.empty()) return;
   Block shape = ShapeOf(block);
   std::string logical = block[0].content;
-  size_t first = 0;
+  size_t first = 0, joined = 0;
   for (size_t i = 1; i < block.size(); ++i) {
     if (logical.size() < kMaxLogicalBytes && Joins(block[i - 1], block[i], shape)) {
       while (!logical.empty() && (logical.back() == '\r' || IsSpace(logical.back()))) logical.pop_back();
       logical += ' ';
       logical += TrimLeft(block[i].content);
-      ++joined_lines_;
+      ++joined;
       continue;
     }
     Send(logical, block, first, i);
+    joined_lines_ += joined;
     logical = block[i].content;
     first = i;
+    joined = 0;
+  }
+  if (keep_last && first > 0 && (block.size() - first) * 2 < kMaxBlockLines) {
+    block_.assign(std::make_move_iterator(block.begin() + static_cast<std::ptrdiff_t>(first)),
+                  std::make_move_iterator(block.end()));
+    return;
   }
   Send(logical, block, first, block.size());
+  joined_lines_ += joined;
 }
 
 void PasteRestorer::Send(const std::string& logical, const std::vector<Piece>& block, size_t first,

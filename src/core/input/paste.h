@@ -23,7 +23,9 @@
 //
 // Machine logs keep the fast path: the restorer reads the first kWindowBytes of
 // an input, and stays on past them only when that part looked pasted (a share
-// of its lines were decorated or joined). Memory is bounded by the block cap.
+// of its lines were decorated or joined). Memory is bounded by the block cap; at
+// the cap, the last logical line (perhaps a message wrapped over the cap) starts
+// the next block.
 #ifndef OOMLENS_CORE_INPUT_PASTE_H_
 #define OOMLENS_CORE_INPUT_PASTE_H_
 
@@ -96,7 +98,7 @@ class PasteRestorer {
   static bool MayContinue(const Piece& a, const Piece& b, const Block& block);
   static bool Cut(const Piece& a, const Piece& b, size_t width);
   void Take(Piece&& piece);
-  void EmitBlock();
+  void EmitBlock(bool keep_last = false);
   bool Joins(const Piece& a, const Piece& b, const Block& block) const;
   bool StartSpans(const Piece& a, const Piece& b) const;
   void EndWindowIfMachineLog();

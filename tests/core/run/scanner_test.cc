@@ -4,6 +4,8 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "oomlens/render.h"
 #include "tests/core/scan_fixture.h"
@@ -42,6 +44,62 @@ TEST_F(ScannerTest, AdjacentOneLineOomsAreNeverJoined) {
     uint64_t occurrences = 0;
     for (const auto& i : r.incidents) occurrences += i.occurrences;
     EXPECT_EQ(occurrences, 2u) << text;
+  }
+}
+
+// text wrapped greedily at width, as textwrap and most chat boxes do.
+std::vector<std::string> Wrap(const std::string& text, size_t width) {
+  std::vector<std::string> lines;
+  std::istringstream words(text);
+  std::string word, line;
+  while (words >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+// A wrapped paste whose message starts at the restorer's block cap (physical line
+// 256) is still read (attack review W3: the lines before the cap were sent without
+// the rest, and a message whose start spans two lines, "Out of memory:" then
+// "Killed process ...", was lost).
+TEST_F(ScannerTest, AMessageWrappedAcrossTheBlockCapIsRead) {
+  struct Case {
+    std::string message, fact;
+    size_t width;
+    int64_t bytes;
+  };
+  const Case cases[] = {
+      {"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity "
+       "of "
+       "15.78 GiB of which 3.12 MiB is free. Including non-PyTorch memory, this process has 15.77 GiB memory "
+       "in "
+       "use. Of the allocated memory 14.50 GiB is allocated by PyTorch, and 100.00 MiB is reserved by "
+       "PyTorch "
+       "but unallocated.",
+       "requested_bytes", 60, 20 << 20},
+      {"[12345.678901] Out of memory: Killed process 4242 (python3) total-vm:98765432kB, "
+       "anon-rss:45678901kB, "
+       "file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:123456kB oom_score_adj:0",
+       "anon_rss_bytes", 30, 45678901LL * 1024},
+  };
+  std::string filler;
+  for (int i = 0; i < 900; ++i)
+    filler += "the step " + std::to_string(i) + " ran fine and the loss went down a little ";
+  for (const Case& c : cases) {
+    std::vector<std::string> filler_lines = Wrap(filler, c.width), message_lines = Wrap(c.message, c.width);
+    for (size_t before : {254u, 255u, 256u, 511u, 767u}) {
+      std::string text;
+      for (size_t i = 0; i < before; ++i) text += filler_lines[i] + "\n";
+      for (const auto& line : message_lines) text += line + "\n";
+      Report r = Scan(text);
+      ASSERT_EQ(r.incidents.size(), 1u) << before << " filler lines at width " << c.width;
+      EXPECT_EQ(Bytes(r.incidents[0], c.fact), c.bytes) << before << " filler lines at width " << c.width;
+    }
   }
 }
 
