@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -50,6 +51,16 @@ size_t ContentLength(const httplib::Request& req) {
   return std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
 }
 
+// A Content-Type's media type as RFC 9110 compares it: without parameters and
+// spaces, in lower case ("Text/Plain ; charset=x" is text/plain).
+std::string MediaType(std::string type) {
+  type = type.substr(0, type.find(';'));
+  std::string out;
+  for (char c : type)
+    if (c != ' ' && c != '\t') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 bool IsLoopback(const std::string& address) {
   return address.rfind("127.", 0) == 0 || address == "::1" || address == "localhost";
 }
@@ -73,14 +84,17 @@ std::string Refusal(const httplib::Request& req, const std::string& listen, int 
   if (req.has_header("Origin") && origin != "http://" + host)
     return "403: requests from other sites (Origin '" + origin + "') are refused\n";
   if (req.method == "POST" && req.path == "/api/v1/diagnose") {
-    std::string type = req.get_header_value("Content-Type");
-    type = type.substr(0, type.find(';'));
+    std::string type = MediaType(req.get_header_value("Content-Type"));
     for (const char* simple : {"", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data"})
       if (type == simple)
         return "415: send the log as the body with a content type a web page cannot send on its own: curl "
                "--data-binary @x.log -H 'Content-Type: application/octet-stream' (got '" +
                type + "')\n";
   }
+  // A Transfer-Encoding beside a Content-Length would have the body read past the
+  // length reserved for it (12 x 60 MiB accepted under a 256 MiB --max-in-flight).
+  if (req.method == "POST" && req.has_header("Transfer-Encoding"))
+    return "411: send the body with a Content-Length and no Transfer-Encoding (curl --data-binary does)\n";
   if (req.method == "POST" && !req.has_header("Content-Length"))
     return "411: send the body with a Content-Length (curl --data-binary does)\n";
   if (ContentLength(req) > max_body)

@@ -10,11 +10,14 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <system_error>
 
 namespace oomlens {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+constexpr size_t kMaxHeadBytes = 64 * 1024;  // a request line and its headers
 
 // One direction's allowance: grace + moved / rate seconds from its first use.
 class Allowance {
@@ -88,6 +91,7 @@ class BudgetedStream : public httplib::Stream {
   const int read_timeout_ms_, write_timeout_ms_;
   mutable Allowance receiving_, sending_;
   mutable bool ran_out_ = false;
+  size_t head_bytes_ = 0;  // read one at a time since the last response: a request's head
   char buffer_[4096];
   size_t buffer_begin_ = 0, buffer_end_ = 0;
 };
@@ -111,6 +115,9 @@ bool BudgetedStream::Wait(short events, int timeout_ms, Allowance& allowance) co
 
 ssize_t BudgetedStream::read(char* ptr, size_t size) {
   sending_.Restart();  // the response's clock starts once the request is read
+  // httplib reads a head a byte at a time, with no bound on its lines (300 MB of
+  // headers were accepted): past kMaxHeadBytes the connection closes.
+  if (size == 1 && ++head_bytes_ > kMaxHeadBytes) return -1;
   if (buffer_begin_ == buffer_end_) {
     if (!is_readable()) return -1;
     bool direct = size >= sizeof buffer_;  // a body's large reads skip the buffer
@@ -128,6 +135,7 @@ ssize_t BudgetedStream::read(char* ptr, size_t size) {
 }
 
 ssize_t BudgetedStream::write(const char* ptr, size_t size) {
+  head_bytes_ = 0;
   if (!is_writable()) return -1;
   ssize_t sent;
   do sent = ::send(sock_, ptr, size, MSG_NOSIGNAL);
@@ -182,10 +190,25 @@ bool BudgetedServer::process_and_close_socket(socket_t sock) {
   return ok;
 }
 
+// A thread the system refuses (EAGAIN at its thread limit) aborted the server: the
+// connection then waits in the queue for a thread that has one already; with none
+// at all, it is served here, on the accepting thread.
 void GrowingPool::enqueue(std::function<void()> fn) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
   jobs_.push_back(std::move(fn));
-  if (idle_ < jobs_.size() && threads_.size() < max_threads_) threads_.emplace_back([this] { Work(); });
+  if (idle_ < jobs_.size() && threads_.size() < max_threads_) {
+    try {
+      threads_.emplace_back([this] { Work(); });
+    } catch (const std::system_error&) {
+      if (threads_.empty()) {
+        std::function<void()> job = std::move(jobs_.back());
+        jobs_.pop_back();
+        lock.unlock();
+        job();
+        return;
+      }
+    }
+  }
   ready_.notify_one();
 }
 

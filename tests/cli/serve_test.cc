@@ -265,6 +265,40 @@ TEST(ServeLimits, SlowClientsRunOutOfTimeAndDoNotHoldTheServer) {
   EXPECT_LT(seconds, 4.5) << "the 1 s budget ends the request, not the client's patience";
 }
 
+// Attack review S1, S2, S4: a Content-Length beside a chunked body is refused before
+// the body is read (it bypassed --max-in-flight); a head past 64 KiB closes the
+// connection (300 MB of headers were accepted); the content-type check compares
+// media types as HTTP does, whatever their case and spaces.
+TEST(ServeLimits, SmuggledBodiesHugeHeadsAndDisguisedTypesAreRefused) {
+  RunningServer server(SmallBodies());
+  int port = server.port();
+  std::string host = "Host: 127.0.0.1:" + std::to_string(port) + "\r\n";
+  RawClient smuggled(port, "POST /api/v1/diagnose HTTP/1.1\r\n" + host +
+                               "Content-Type: application/octet-stream\r\nContent-Length: 1\r\n"
+                               "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                               "1000\r\n" +
+                               std::string(4096, 'x') + "\r\n0\r\n\r\n");
+  std::string refused = smuggled.ReadAll();
+  EXPECT_EQ(refused.rfind("HTTP/1.1 411", 0), 0u) << refused.substr(0, 80);
+  EXPECT_NE(refused.find("no Transfer-Encoding"), std::string::npos);
+
+  std::string headers;
+  for (int i = 0; headers.size() < 100 * 1024; ++i)
+    headers += "X-A" + std::to_string(i) + ": " + std::string(1000, 'a') + "\r\n";
+  RawClient huge(port, "GET /healthz HTTP/1.1\r\n" + host + headers + "\r\n");
+  EXPECT_EQ(huge.ReadAll().find("200 OK"), std::string::npos) << "a 100 KiB head was served";
+
+  httplib::Client client("127.0.0.1", port);
+  for (const char* type : {"Text/Plain", " text/plain ; charset=utf-8", "MULTIPART/FORM-DATA; boundary=x"}) {
+    auto simple = client.Post("/api/v1/diagnose", kSeed, type);
+    ASSERT_TRUE(simple);
+    EXPECT_EQ(simple->status, 415) << "'" << type << "'";
+  }
+  auto health = client.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->body, "ok\n");  // and the server still serves
+}
+
 // Ctrl-C stops the server at once, not when its slowest client gives up.
 TEST(ServeLimits, StoppingDoesNotWaitForSlowClients) {
   auto server = std::make_unique<RunningServer>(ServeOptions{});
