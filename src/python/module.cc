@@ -91,6 +91,8 @@ PyReport Diagnose(const std::string& text, const std::string& name, const std::s
 // Each path scanned alone and the reports merged, as the CLI does with several files.
 std::pair<PyReport, bool> ScanPaths(const std::vector<std::string>& paths, const std::string& chip,
                                     int jobs) {
+  if (jobs < 1 || jobs > 256)  // as -j: thousands of threads aborted the interpreter
+    throw py::value_error("jobs=" + std::to_string(jobs) + ": give a number of threads from 1 to 256");
   py::gil_scoped_release unlocked;
   std::vector<ScanInput> inputs;
   for (const auto& path : paths) inputs.push_back(ScanInput{path, ""});

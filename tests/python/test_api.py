@@ -36,6 +36,31 @@ def test_diagnose_reads_a_pytorch_message_and_bytes():
     assert report.incidents[0].fact("requested_bytes") == 20 * 2**20
 
 
+def test_invalid_utf8_and_bytes_like_text_are_read_as_the_cli_reads_them(tmp_path):
+    # attack review D1: one invalid byte made diagnose() raise TypeError, and the
+    # hook gave up; K3: memoryviews and bytes paths were refused
+    raw = b"junk \xc3\x28 \x80\xff bytes\n" + ("torch.cuda.OutOfMemoryError: " + TORCH_OOM).encode() + b"\n"
+    escaped = raw.decode("utf-8", errors="surrogateescape")
+    for text in (raw, escaped, bytearray(raw), memoryview(raw), "\ud800 " + escaped):
+        report = oomlens.diagnose(text)
+        assert [i.kind for i in report] == ["pytorch_cuda"], type(text)
+        assert report.incidents[0].fact("requested_bytes") == 20 * 2**20
+    log = tmp_path / "bad-utf8.log"
+    log.write_bytes(raw)
+    for item in (str(log), os.fsencode(str(log)), log, io.BytesIO(raw),
+                 io.TextIOWrapper(io.BytesIO(raw), errors="surrogateescape")):
+        assert [i.kind for i in oomlens.scan(item)] == ["pytorch_cuda"], type(item)
+    exc = RuntimeError(escaped)
+    assert oomlens.hook.diagnose_exception(exc) is not None
+
+
+def test_jobs_out_of_range_is_a_value_error_not_an_abort():
+    # attack review C2: scan(jobs=100000) aborted the interpreter
+    for jobs in (0, -1, 100000, 1.5, True):
+        with pytest.raises(ValueError, match="jobs="):
+            oomlens.scan([os.path.join(ROOT, "testdata", "examples")], jobs=jobs)
+
+
 def test_no_oom_is_an_empty_report():
     report = oomlens.diagnose("ValueError: shapes (3,) and (4,) not aligned")
     assert not report and report.incidents == [] and report.read_all

@@ -19,6 +19,8 @@ from typing import Iterable, List, Optional, Sequence, Union
 
 from . import _core
 from ._paths import files_under as _files_under
+from ._text import TextLike as _TextLike
+from ._text import as_bytes as _as_bytes
 from .hook import install, uninstall, watch
 from .report import Alternative, Diff, Incident, Input, Location, Problem, Report
 
@@ -26,23 +28,23 @@ __version__ = _core.__version__
 __all__ = ["diagnose", "scan", "merge", "diff", "Report", "Incident", "Input", "Problem", "Location",
            "Alternative", "Diff", "install", "uninstall", "watch", "__version__"]
 
-PathOrFile = Union[str, "os.PathLike[str]", "typing.IO"]
+PathOrFile = Union[str, bytes, "os.PathLike[str]", "typing.IO"]
+_MAX_JOBS = 256  # as the command line's -j
 
 
-def diagnose(text: Union[str, bytes], *, chip: Optional[str] = None, name: str = "<paste>") -> Report:
-    """Diagnoses pasted text: one message, or a whole log held in memory.
+def diagnose(text: _TextLike, *, chip: Optional[str] = None, name: str = "<paste>") -> Report:
+    """Diagnoses pasted text: one message, or a whole log held in memory (str, bytes
+    or any bytes-like object; invalid UTF-8 is read as the command line reads it).
 
     chip (v4, v5e, v5p, a100-80, h100 ...) gives the capacity when the log does not.
     """
-    if isinstance(text, bytes):
-        text = text.decode("utf-8", errors="surrogateescape")
-    return Report(_core.diagnose(text, name=name, chip=chip or ""))
+    return Report(_core.diagnose(_as_bytes(text), name=name, chip=chip or ""))
 
 
 def _expand(item) -> List[Union[str, object]]:
     if hasattr(item, "read"):
         return [item]
-    path = os.fspath(item)
+    path = os.fsdecode(os.fspath(item))  # bytes paths too
     if os.path.isdir(path):
         return _files_under(path)
     if not os.path.exists(path):
@@ -61,6 +63,8 @@ def scan(inputs: Union[PathOrFile, Iterable[PathOrFile]], *, chip: Optional[str]
     """
     if isinstance(inputs, (str, bytes, os.PathLike)) or hasattr(inputs, "read"):
         inputs = [inputs]
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= _MAX_JOBS):
+        raise ValueError(f"jobs={jobs!r}: give a number of threads from 1 to {_MAX_JOBS}, or None for the cores")
     items = [x for item in inputs for x in _expand(item)]
     jobs = jobs or min(os.cpu_count() or 1, 16)
     if all(isinstance(x, str) for x in items):
@@ -71,9 +75,9 @@ def scan(inputs: Union[PathOrFile, Iterable[PathOrFile]], *, chip: Optional[str]
         if isinstance(x, str):
             parts.append(_core.scan_paths([x], chip=chip or "", jobs=1)[0])
         else:
-            data = x.read()
-            text = data.decode("utf-8", errors="surrogateescape") if isinstance(data, bytes) else data
-            parts.append(_core.scan_texts([(str(getattr(x, "name", "<file>")), text)], chip=chip or ""))
+            name = getattr(x, "name", "<file>")
+            name = os.fsdecode(name) if isinstance(name, (str, bytes, os.PathLike)) else str(name)
+            parts.append(_core.scan_texts([(name, _as_bytes(x.read()))], chip=chip or ""))
     return Report(parts[0] if len(parts) == 1 else _core.merge(parts, chip=chip or ""))
 
 

@@ -26,6 +26,7 @@ import threading
 from typing import Iterator, List, Optional, Tuple
 
 from . import _core
+from ._text import as_bytes
 from .report import Report
 
 # (module prefix, class name) of the exceptions that are OOMs whatever their text,
@@ -73,7 +74,7 @@ def diagnose_exception(exc: BaseException) -> Optional[Report]:
     texts = [f"{type(e).__module__}.{type(e).__name__}: {e}" for e in _chain(exc)]
     captured = _state["capture"].text() if _state["capture"] else ""
     text = (captured + "\n" if captured else "") + "\n".join(reversed(texts))  # the root cause first
-    report = Report(_core.diagnose(text, name="<exception>", chip=""))
+    report = Report(_core.diagnose(as_bytes(text), name="<exception>", chip=""))
     if report.incidents or is_oom(exc):
         return report
     return None
