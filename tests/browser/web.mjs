@@ -203,6 +203,23 @@ await test('a shared link reopens to the same diagnosis, with hosts, paths and p
   await other.close();
 });
 
+// The masking a shared link applies keeps every bundled log's diagnosis (attack
+// review W5: the word after "node" or "host" was masked, and "The node was low on
+// resource: memory" or "out of host memory" were no OOM any more).
+await test('masking for a shared link keeps the diagnosis of every bundled log', async () => {
+  const { createRequire } = await import('node:module');
+  createRequire(import.meta.url)(path.join(root, 'src/web/page/mask.js'));
+  const summary = (report) => JSON.stringify(report.incidents.map((i) => [i.kind, i.cause, i.occurrences]).sort());
+  const logs = [...logsUnder(path.join(root, 'testdata/logs')), ...logsUnder(path.join(root, 'testdata/examples'))];
+  const differ = [];
+  for (const log of logs) {
+    const masked = path.join(tmpdir(), 'oomlens-masked-' + path.basename(log));
+    writeFileSync(masked, globalThis.oomlensMask(readFileSync(log, 'latin1')), 'latin1');
+    if (summary(cliJsonAllowingOom(log)) !== summary(cliJsonAllowingOom(masked))) differ.push(path.relative(root, log));
+  }
+  expect(differ.length === 0, `${differ.length} of ${logs.length} change when masked: ${differ.slice(0, 5).join(', ')}`);
+});
+
 await test('a 10 MiB log: time to the first diagnosis, and the page size', async () => {
   const unit = readFileSync(path.join(root, 'testdata/examples/multihost_e0101.log'), 'utf8');
   const big = unit.repeat(Math.ceil((10 << 20) / unit.length));
