@@ -143,6 +143,23 @@ def test_unreadable_corrupt_and_empty_files_are_listed_and_the_run_completes(tmp
     assert report.to_json() == merge_of_per_file_reports(paths, tmp_path, "--fleet")
 
 
+def test_globs_walk_as_directories_do_and_keep_dangling_links(tmp_path):
+    # attack review W6: a glob followed symlinked directories (a `latest` link
+    # counted a job twice, a link to `..` 41 times); W7: it dropped a dangling link
+    runs = tmp_path / "runs"
+    (runs / "run-0042").mkdir(parents=True)
+    (runs / "run-0042" / "worker.log").write_text("x\n")
+    os.symlink("run-0042", str(runs / "latest"))
+    os.symlink("..", str(runs / "run-0042" / "up"))
+    os.symlink(str(tmp_path / "nowhere.log"), str(runs / "run-0042" / "gone.log"))
+    os.mkfifo(str(runs / "run-0042" / "pipe.log"))  # skipped, as -r skips it: nothing waits for a writer
+    for pattern in ("runs/**/*.log", "runs/*/*.log"):
+        found = oomlens.fleet.expand(str(tmp_path / pattern))
+        assert found == [str(runs / "run-0042" / "gone.log"), str(runs / "run-0042" / "worker.log")], pattern
+    walked = oomlens.fleet.expand(str(runs))
+    assert str(runs / "run-0042" / "worker.log") in walked and len(walked) == 1
+
+
 def test_remote_files_stream_through_fsspec(tmp_path):
     fsspec = pytest.importorskip("fsspec")
     logs, _ = generate(tmp_path / "gen", 10)

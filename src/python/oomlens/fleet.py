@@ -22,6 +22,7 @@ import functools
 import glob as _glob
 import json as _json
 import os
+import re
 import sys
 import threading
 import time
@@ -136,6 +137,67 @@ def _expand_url(item: str) -> List[str]:
     return [fs.unstrip_protocol(p) for p in found]
 
 
+def _glob_regex(pattern: str) -> "re.Pattern[str]":
+    """A glob as a regex over whole paths: ``**/`` any directories, ``*`` and ``?``
+    within one name, ``[...]`` a class, as glob(recursive=True) reads them."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[" and "]" in pattern[i + 2:]:
+            close = pattern.index("]", i + 2)
+            body = pattern[i + 1:close]
+            out.append("[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]")
+            i = close + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def _glob_files(pattern: str) -> List[str]:
+    """What a glob names, walked as `oomlens -r` walks a directory: regular files,
+    symlinks to them and dangling symlinks (the scan lists those unreadable, as the
+    CLI does when the shell expands the glob), in name order, never through a
+    symlinked directory (Python's glob follows them: a `latest` link beside its run
+    counted the job twice, a link to `..` 41 times, two of them without end), and
+    each real file once. FIFOs, devices and sockets are skipped, so a fleet never
+    waits for a writer."""
+    parts = pattern.split("/")
+    literal = parts[:next(i for i, q in enumerate(parts) if _glob.has_magic(q))]
+    root = "/".join(literal) or ("/" if pattern.startswith("/") else ".")
+    matcher = _glob_regex(pattern if literal or pattern.startswith("/") else "./" + pattern)
+    levels = None if "**" in pattern else len(parts) - len(literal)  # without **: as deep as the pattern
+    found, real = [], set()
+    for directory, dirs, files in os.walk(root):  # symlinked directories are listed, never entered
+        dirs.sort()
+        names = sorted(files + [d for d in dirs if os.path.islink(os.path.join(directory, d))])
+        relative = os.path.relpath(directory, root)
+        depth = 0 if relative == "." else relative.count(os.sep) + 1  # of the files listed here: depth + 1
+        if levels is not None and depth + 1 >= levels:
+            dirs[:] = []
+        for name in names:
+            path = os.path.join(directory, name)
+            dangling = os.path.islink(path) and not os.path.exists(path)
+            if not (dangling or os.path.isfile(path)) or not matcher.match(path):
+                continue
+            key = os.path.realpath(path)
+            if key not in real:
+                real.add(key)
+                found.append(path[2:] if path.startswith("./") and not pattern.startswith("./") else path)
+    return sorted(found)
+
+
 def expand(paths_or_globs: Union[str, Iterable[str]]) -> List[str]:
     """The files the paths name: files as given, directories walked (symlinks not
     followed), globs (``**`` too) expanded, each in name order; URLs (``s3://``,
@@ -148,7 +210,7 @@ def expand(paths_or_globs: Union[str, Iterable[str]]) -> List[str]:
         if _is_url(item):
             found = _expand_url(item)
         elif _glob.has_magic(item):
-            found = [p for p in sorted(_glob.glob(item, recursive=True)) if os.path.isfile(p)]
+            found = _glob_files(item)
         elif os.path.isdir(item):
             found = files_under(item)
         else:
