@@ -67,7 +67,7 @@ void LogicalLines::Physical(std::string_view text, uint64_t number, bool known_c
   if (!paste_.active()) return Emit(text, number, known_candidate);
   std::string host;
   if (MayBeJson(text) && UnwrapJson(text, &payload_lines_, &host)) {
-    for (const auto& payload : payload_lines_) paste_.Push(payload, number, host);
+    for (const auto& payload : payload_lines_) paste_.Push(payload, number, host, /*record=*/true);
     return;
   }
   paste_.Push(text, number, "");

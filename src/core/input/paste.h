@@ -59,8 +59,10 @@ class PasteRestorer {
 
   /// A new input: the restorer is on again for its first kWindowBytes.
   void Begin();
-  /// One physical line (without its newline) of the current input.
-  void Push(std::string_view text, uint64_t number, const std::string& host);
+  /// One physical line (without its newline) of the current input. record: the line
+  /// came out of a structured envelope (a JSON log record's payload): a record of its
+  /// own, never a wrap's rest.
+  void Push(std::string_view text, uint64_t number, const std::string& host, bool record = false);
   /// Hands on every line still held (end of input, or before the fast path).
   void Flush();
   /// Whether lines should go through Push; false once a machine log's window ended.

@@ -107,6 +107,24 @@ TEST_F(LogicalLinesTest, APasteGetsItsLogicalLinesBackWithThePrintedOnes) {
   EXPECT_EQ(got_[0].physical, 2u);
 }
 
+// A structured logger's records among a machine log's lines (Go's zap, 10% of them)
+// are records of their own: their payload never continues the line before it, so
+// the restorer ends with its window (it stayed on for a whole log, 26.7x the CPU,
+// and a record's message was joined into the OOM printed before it).
+TEST_F(LogicalLinesTest, StructuredRecordsAreNeverAWrapsRest) {
+  uint64_t n = 1;
+  for (size_t bytes = 0; bytes <= 2 * PasteRestorer::kWindowBytes; n++) {  // payloads are shorter
+    std::string line = n % 10 == 0
+                           ? R"({"level":"info","ts":1700000000.5,"msg":"request served"})"
+                           : "I1201 10:00:00.000000 123 train.py:42] step " + std::to_string(n) + " loss 0.5";
+    bytes += line.size() + 1;
+    Push(line, n);
+  }
+  lines_.Flush();
+  for (const Got& g : got_) EXPECT_EQ(g.text.find("loss 0.5 request served"), std::string::npos) << g.text;
+  EXPECT_TRUE(lines_.idle()) << "the restorer stayed on past its window";
+}
+
 TEST_F(LogicalLinesTest, ACriPartialWhoseRestNeverCameIsStillALine) {
   PastTheWindow();
   Push("2026-11-30T12:00:00.000000000Z stderr P RuntimeError: CUDA out of memory", 9);
