@@ -125,6 +125,29 @@ TEST_F(CiTest, MarkdownStaysUnderOneMebibyte) {
   EXPECT_NE(r.out.find("more incidents not shown (size limit)"), std::string::npos);
 }
 
+// Attack review S3: a log line's Markdown (a remote image, a link with its own text)
+// is shown as text in the report's and the fleet's table cells, not rendered: the
+// step summary of a CI run is no place for a log to draw a tracking pixel.
+TEST_F(CiTest, MarkdownCellsShowALogsLinksAndImagesAsText) {
+  std::string log = Write("evil.log",
+                          "ERROR worker: out of memory ![pixel](https://evil.example/t.png) "
+                          "[details](https://evil.example/x) while allocating 4 GB on device\n");
+  for (std::vector<std::string> args : {std::vector<std::string>{"--format", "markdown", "--fleet", log},
+                                        std::vector<std::string>{"--format", "markdown", log}}) {
+    Result r = Run(args);
+    for (size_t at = r.out.find("evil.example"); at != std::string::npos;
+         at = r.out.find("evil.example", at + 1)) {
+      size_t line = r.out.rfind('\n', at) + 1;
+      std::string text = r.out.substr(line, r.out.find('\n', at) - line);
+      if (text.rfind("|", 0) != 0) continue;  // not a table row (the excerpt is fenced code)
+      EXPECT_EQ(text.find("!["), std::string::npos) << text;
+      for (size_t link = text.find("]("); link != std::string::npos; link = text.find("](", link + 1))
+        EXPECT_EQ(text[link - 1], '\\') << "an unescaped link in " << text;
+      EXPECT_NE(text.find("\\!\\[pixel\\]"), std::string::npos) << text;
+    }
+  }
+}
+
 TEST_F(CiTest, FailOnAndMaxIncidents) {
   std::string log = ManyIncidents(3);
   EXPECT_EQ(Run({"--fail-on", "never", log}).code, kExitNoOom);

@@ -7,7 +7,9 @@
 
 namespace oomlens {
 
-/// Escapes text for a Markdown table cell (no pipes, no line breaks, no HTML).
+/// Escapes text for a Markdown table cell: no pipes, no line breaks, no HTML, and
+/// no link, image, code span or emphasis a log line could make (a remote image in
+/// a CI step summary).
 std::string MarkdownCell(const std::string& text);
 
 }  // namespace oomlens

@@ -1,4 +1,5 @@
 // Human formats for CI systems: Markdown step summaries and GitHub annotations.
+#include <cstring>
 #include <sstream>
 
 #include "core/render/markdown_cell.h"
@@ -15,6 +16,7 @@ std::string MarkdownCell(const std::string& text) {
     else if (c == '<') out += "&lt;";
     else if (c == '>') out += "&gt;";
     else if (c == '&') out += "&amp;";
+    else if (std::strchr("\\`*_[]!~", c)) out += std::string("\\") + c;  // no link, image, code or emphasis
     else out += c;
   }
   return out;
