@@ -367,8 +367,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     if not args.quiet:
         print(f"oomlens fleet: {fleet.jobs} files in {time.monotonic() - started:.1f} s", file=sys.stderr)
-        for problem in fleet.problems:
-            if problem.severity == "error":
+        for problem in fleet.problems:  # errors, and the warning that totals count only what was kept
+            if problem.severity == "error" or "counted but not kept" in problem.message:
                 print(f"oomlens fleet: {problem}", file=sys.stderr)
     if not fleet.read_all:
         return 2
