@@ -82,6 +82,14 @@ class BudgetedStream : public httplib::Stream {
   /// The request ran out of time before its response began: it deserves a 408.
   bool ran_out_receiving() const { return ran_out_ && !sending_.started(); }
   bool ran_out() const { return ran_out_; }
+  /// Bytes of the next request (pipelined behind this one) already read.
+  bool buffered() const { return buffer_begin_ < buffer_end_; }
+  /// The next request on the connection: its own allowances, the bytes read ahead kept.
+  void NextRequest() {
+    receiving_.Restart();
+    sending_.Restart();
+    head_bytes_ = 0;
+  }
 
  private:
   bool Wait(short events, int timeout_ms, Allowance& allowance) const;
@@ -178,8 +186,11 @@ bool BudgetedServer::process_and_close_socket(socket_t sock) {
   bool ok = false;
   int read_ms = static_cast<int>(read_timeout_sec_ * 1000 + read_timeout_usec_ / 1000);
   int write_ms = static_cast<int>(write_timeout_sec_ * 1000 + write_timeout_usec_ / 1000);
-  for (size_t left = keep_alive_max_count_; left > 0 && WaitForRequest(sock); --left) {
-    BudgetedStream stream(sock, svr_sock_, budget_, read_ms, write_ms);
+  // One stream for the connection: requests pipelined in one write are read ahead
+  // into its buffer, and a stream per request lost them (one response to six requests).
+  BudgetedStream stream(sock, svr_sock_, budget_, read_ms, write_ms);
+  for (size_t left = keep_alive_max_count_; left > 0 && (stream.buffered() || WaitForRequest(sock)); --left) {
+    stream.NextRequest();
     bool closed = false;
     ok = process_request(stream, left == 1, closed, nullptr);
     if (stream.ran_out_receiving()) SendTimeout(sock, budget_);

@@ -299,6 +299,26 @@ TEST(ServeLimits, SmuggledBodiesHugeHeadsAndDisguisedTypesAreRefused) {
   EXPECT_EQ(health->body, "ok\n");  // and the server still serves
 }
 
+// Attack review D3: requests pipelined in one write each get their response, in
+// order (only the first was answered).
+TEST(ServeLimits, PipelinedRequestsAreAllAnswered) {
+  RunningServer server(SmallBodies());
+  std::string host = "Host: 127.0.0.1:" + std::to_string(server.port()) + "\r\n";
+  std::string post =
+      "POST /api/v1/diagnose?format=text HTTP/1.1\r\n" + host +
+      "Content-Type: application/octet-stream\r\nContent-Length: " + std::to_string(sizeof kSeed - 1) +
+      "\r\n\r\n" + kSeed;
+  RawClient pipelined(server.port(), "GET /healthz HTTP/1.1\r\n" + host + "\r\n" + post +
+                                         "GET /healthz HTTP/1.1\r\n" + host + "Connection: close\r\n\r\n");
+  std::string responses = pipelined.ReadAll();
+  size_t ok = 0;
+  for (size_t at = responses.find("HTTP/1.1 200"); at != std::string::npos;
+       at = responses.find("HTTP/1.1 200", at + 1))
+    ++ok;
+  EXPECT_EQ(ok, 3u) << responses.substr(0, 300);
+  EXPECT_NE(responses.find("oversize"), std::string::npos) << "the pipelined POST was not diagnosed";
+}
+
 // Ctrl-C stops the server at once, not when its slowest client gives up.
 TEST(ServeLimits, StoppingDoesNotWaitForSlowClients) {
   auto server = std::make_unique<RunningServer>(ServeOptions{});
