@@ -40,6 +40,12 @@ const char kLoad[] =
     "RESOURCE_EXHAUSTED: Error loading program 'jit_step': Attempting to reserve 10.00G at the bottom of "
     "memory. That was not possible. There are 4.00G free, 0B reserved, and 4.00G reservable.\n";
 
+// A TPU E0100 buffer allocation failure asking for requested with free free.
+std::string BufferOom(const std::string& requested, const std::string& free) {
+  return "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate " + requested +
+         ". That was not possible. There are " + free + " free.";
+}
+
 class AdviceTest : public ScanFixture {};
 
 TEST_F(AdviceTest, RankBasisAndWhyNotPlaceEachTip) {
@@ -220,10 +226,7 @@ TEST_F(AdviceTest, ATipWhoseTargetIsZeroGoesUnderAlsoConsiderWithWhy) {
 // fragmentation, inferred at lower confidence when no largest block is printed, and
 // the advice does not ask for the "There are N free" sentence the log holds.
 TEST_F(AdviceTest, ARequestThatFitsInFreeMemoryIsInferredFragmentation) {
-  Report report = Scan(
-      "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 1.00G. That was not "
-      "possible. "
-      "There are 6.43G free.; (0x0x1_HBM0)\n");
+  Report report = Scan(BufferOom("1.00G", "6.43G") + "; (0x0x1_HBM0)\n");
   ASSERT_EQ(report.incidents.size(), 1u);
   const Diagnosis& d = report.incidents[0].diagnosis;
   EXPECT_EQ(d.best.cause, "fragmentation");
@@ -235,10 +238,7 @@ TEST_F(AdviceTest, ARequestThatFitsInFreeMemoryIsInferredFragmentation) {
 // Attack review W10: a difference of absurd figures (7E asked, -7E free) is beyond
 // int64: it is not derived (no wrapped "-2.00E" or saturated "8.00E" shortfall).
 TEST_F(AdviceTest, ADifferenceBeyondSixtyFourBitsIsNotDerived) {
-  Report report = Scan(
-      "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 7.00E. That was not "
-      "possible. "
-      "There are -7.00E free.\n");
+  Report report = Scan(BufferOom("7.00E", "-7.00E") + "\n");
   ASSERT_EQ(report.incidents.size(), 1u);
   const Incident& incident = report.incidents[0];
   EXPECT_EQ(incident.derived.count("shortfall_bytes"), 0u);
