@@ -457,11 +457,17 @@ void Recognizer::Close(Open&& open) {
   if (sig.reject && Contains(*sig.reject, open.text)) return;  // a known non-failure
   Event event = NewEvent(sig, open.context, open.where);
   std::set<std::string_view> unreadable;  // printed, but not as a value oomlens reads
+  std::vector<std::pair<std::string_view, Problem>> refused;
   for (const auto& pattern : sig.facts) {
     MatchFacts(pattern, open.text, [&](const FactGroup& group, std::string_view text) {
-      if (!Record(group, text, &event, problems_)) unreadable.insert(group.info->name);
+      std::vector<Problem> problem;
+      if (Record(group, text, &event, &problem)) return;
+      unreadable.insert(group.info->name);
+      for (auto& p : problem) refused.emplace_back(group.info->name, std::move(p));
     });
   }
+  for (auto& [name, problem] : refused)  // another pattern may have read it in a unit oomlens knows
+    if (!event.facts.count(std::string(name))) problems_->push_back(std::move(problem));
   for (const auto& name : sig.require) {
     if (event.facts.count(name) || unreadable.count(name))
       continue;  // an OOM whose figure is unreadable is one
@@ -512,8 +518,17 @@ void Recognizer::Close(Open&& open) {
     if (preceding_.size() >= kMaxOpenStreams) preceding_.clear();  // bounded, as open messages are
     preceding_[stream] = Preceding{&sig, std::move(event), open.last_line};
   } else {
+    if (!sig.annotates.empty()) BridgePreceding(stream, open.where.line, open.last_line);
     Emit(std::move(event), sig, stream);
   }
+}
+
+// An annotation printed between a listing and its event (a dump, its 'Stats:'
+// block, then the failure) does not part them: the listing reaches to its end.
+void Recognizer::BridgePreceding(const std::string& stream, uint64_t first_line, uint64_t last_line) {
+  auto it = preceding_.find(stream);
+  if (it != preceding_.end() && first_line <= it->second.last_line + kListingGap + 1)
+    it->second.last_line = std::max(it->second.last_line, last_line);
 }
 
 // A listing joins the event it follows: its entries, the facts the event lacks,

@@ -124,6 +124,7 @@ class Recognizer {
   void Emit(Event&& event, const Signature& sig, const std::string& stream);
   void JoinListing(Event&& listing, const Signature& sig, const std::string& stream);
   void JoinPreceding(Event* event, const std::string& stream);
+  void BridgePreceding(const std::string& stream, uint64_t first_line, uint64_t last_line);
   static void AddListing(Event&& listing, const Signature& sig, Event* event);
   bool StartsOwnMessage(std::string_view message, const Signature& listing, bool follows_event) const;
   void FlushPending(uint64_t before_line);  // emits events no listing can follow any more

@@ -153,6 +153,24 @@ size_t RunOnEnd(std::string_view text, size_t start, size_t end) {
   return i;
 }
 
+// Where a bare number captured at [start, end) of text ends when a word after it
+// says what it counts, and that is not bytes: "allocating 23440 words", "64 bits",
+// "4096 tokens". Such a count is refused as a byte size, never read as bytes; a
+// signature that knows the unit reads it with a suffix (`__words`). end otherwise.
+size_t CountNounEnd(std::string_view text, size_t start, size_t end) {
+  static constexpr std::string_view kCounted[] = {"bits",    "words",   "elements", "items",   "tokens",
+                                                  "entries", "records", "rows",     "objects", "pages",
+                                                  "blocks",  "floats",  "values",   "tensors"};
+  if (end == start || !std::isdigit(static_cast<unsigned char>(text[end - 1]))) return end;
+  if (end + 1 >= text.size() || text[end] != ' ') return end;
+  size_t i = end + 1;
+  while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
+  std::string_view noun = text.substr(end + 1, i - end - 1);
+  for (std::string_view counted : kCounted)
+    if (noun == counted) return i;
+  return end;
+}
+
 }  // namespace
 
 bool MatchFactsFrom(const FactPattern& pattern, std::string_view text, size_t pos, size_t* end,
@@ -182,7 +200,10 @@ bool MatchFactsFrom(const FactPattern& pattern, std::string_view text, size_t po
     const re2::StringPiece& s = subs[static_cast<size_t>(group.index)];
     if (s.data() == nullptr) continue;
     size_t start = static_cast<size_t>(s.data() - text.data()), stop = start + s.size();
-    if (group.info->type == FactType::kSize) stop = RunOnEnd(text, start, stop);  // then refused as a size
+    if (group.info->type == FactType::kSize) {  // then refused as a size
+      stop = RunOnEnd(text, start, stop);
+      if (group.bytes_per_unit == 1) stop = CountNounEnd(text, start, stop);
+    }
     found(group, text.substr(start, stop - start));
   }
   return true;

@@ -144,5 +144,78 @@ TEST_F(GeneralReader, AListingEndsAtTheNextFailure) {
   EXPECT_EQ(report.incidents[1].facts.at("requested_bytes").integer, 2ll << 30);
 }
 
+// A device's memory report without its failure (a log tail, a cut paste) is an
+// incident: a total given as a lower bound, or a ranking of the largest allocations
+// in a device memory, is printed when the memory did not fit. An exact total, or a
+// host profiler's ranking, is no failure.
+TEST_F(GeneralReader, AMemoryReportWithoutItsFailureIsAnIncident) {
+  Report report = Scan(
+      "Total sram usage >= 8.74G:\n"
+      "    reserved         18.00M\n"
+      "    program           1.68G\n"
+      "    arguments         7.04G\n"
+      "  Largest program allocations in sram:\n"
+      "  1. Size: 570.00M\n"
+      "     Shape: f32[29184,2,2560]\n"
+      "  2. Size: 300.00M\n"
+      "     Shape: f32[29184,1,2560]\n");
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const Incident& incident = report.incidents[0];
+  EXPECT_EQ(incident.kind, "device_alloc");
+  EXPECT_LT(incident.match, 1.0);
+  EXPECT_EQ(incident.facts.at("total_usage_bytes").text, "8.74G");
+  EXPECT_EQ(incident.facts.at("arguments_bytes").text, "7.04G");
+  ASSERT_EQ(incident.allocations.size(), 2u);
+  EXPECT_EQ(incident.diagnosis.best.cause, "aggregate_usage") << "its largest allocation is 7% of the total";
+
+  for (const char* healthy :
+       {"Total sram usage: 8.74G of 16.00G\n", "Total memory usage: 12.5 GiB\n",
+        "Top 5 largest allocating locations (by size):\n\t- forward:/m.py:42 -> 2.000GB\n",
+        "Largest allocations in file order:\n"})
+    EXPECT_TRUE(Scan(healthy).incidents.empty()) << healthy;
+}
+
+// A bare count that says what it counts, and it is not bytes (words, elements,
+// tokens, bits), is never read as a byte size. Words are bytes only where the
+// message names their width: an MLIR memref of 32-bit elements.
+TEST_F(GeneralReader, ACountOfOtherUnitsIsNoByteSize) {
+  Report elements =
+      Scan("error: failed to allocate 512 bytes of scratch memory: the kernel needs 4096 elements\n");
+  ASSERT_EQ(elements.incidents.size(), 1u);
+  EXPECT_EQ(elements.incidents[0].facts.at("requested_bytes").integer, 512);
+
+  Report words = Scan(
+      "error: failed to allocate: 'memref.alloca' op allocation offset (140704 words) exceeds the "
+      "allocatable "
+      "upper bound (131071 words) in memory space 3 when allocating 23440 words: memref<23440xf32, 3>\n");
+  ASSERT_EQ(words.incidents.size(), 1u);
+  EXPECT_EQ(words.incidents[0].facts.at("used_bytes").integer, 140704 * 4);
+  EXPECT_EQ(words.incidents[0].facts.at("limit_bytes").integer, 131071 * 4);
+  EXPECT_EQ(words.incidents[0].facts.at("requested_bytes").integer, 23440 * 4);
+  EXPECT_TRUE(words.problems.empty()) << "a count read in its unit is no warning";
+
+  Report unknown_width = Scan("error: failed to allocate scratch memory of 23440 words on device 0\n");
+  ASSERT_EQ(unknown_width.incidents.size(), 1u);
+  EXPECT_EQ(unknown_width.incidents[0].facts.count("requested_bytes"), 0u) << "no width, no bytes";
+}
+
+// A dump, its statistics block (an annotation of its own), then the failure: the
+// statistics do not part the dump from the failure it belongs to.
+TEST_F(GeneralReader, AStatisticsBlockDoesNotPartADumpFromItsFailure) {
+  Report report = Scan(
+      "I0731 20:22:43.042783 1 bfc_allocator.cc:990] free block at 0x9063ac500 of size 13174784\n"
+      "I0731 20:22:43.042783 1 bfc_allocator.cc:990] free block at 0x90a618600 of size 1228800\n"
+      "I0731 20:22:43.043019 1 bfc_allocator.cc:1010] Stats: \n"
+      "Limit:      1490198528\n"
+      "InUse:      1477023232\n"
+      "MaxInUse:   1477423360\n"
+      "NumAllocs:  455\n"
+      "\n"
+      "E0731 20:22:43.043072 1 op_kernel.cc:1753] Error: failed to allocate 29.91MiB on device 0.\n");
+  ASSERT_EQ(report.incidents.size(), 1u);
+  EXPECT_EQ(report.incidents[0].facts.at("largest_free_bytes").integer, 13174784);
+  EXPECT_EQ(report.incidents[0].facts.at("limit_bytes").integer, 1490198528);
+}
+
 }  // namespace
 }  // namespace oomlens
