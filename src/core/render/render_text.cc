@@ -38,6 +38,17 @@ std::string FactText(const FactValue& v) {
   return v.text;
 }
 
+// "label value", or the label alone when the value says the same: a fact that
+// records a phrase seen ("memory pressure", "Aborting compilation early").
+std::string FactPart(const std::string& name, const std::string& value) {
+  std::string label = FactLabel(name);
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  return lower(value) == lower(label) ? label : label + " " + value;
+}
+
 std::string FactsLine(const Facts& facts) {
   std::vector<std::string> parts;
   std::vector<std::string> shown;
@@ -45,12 +56,12 @@ std::string FactsLine(const Facts& facts) {
     auto it = facts.find(name);
     if (it == facts.end()) continue;
     std::string value = it->first == "program" ? "'" + it->second.text + "'" : FactText(it->second);
-    parts.push_back(FactLabel(name) + " " + value);
+    parts.push_back(FactPart(name, value));
     shown.push_back(name);
   }
   for (const auto& [name, value] : facts) {
     if (std::find(shown.begin(), shown.end(), name) != shown.end()) continue;
-    parts.push_back(FactLabel(name) + " " + FactText(value));
+    parts.push_back(FactPart(name, FactText(value)));
   }
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : " · ") + p;
