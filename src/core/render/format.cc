@@ -2,16 +2,11 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/model/ascii.h"
 #include "oomlens/render.h"
 
 namespace oomlens {
 namespace {
-
-bool EqualIgnoringCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 // The index of name in names, ignoring case; -1 when absent.
 int IndexOf(const std::vector<std::string>& names, std::string_view name) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/analyze/allocation_summary.h"
+#include "core/model/ascii.h"
 #include "core/model/fact_values.h"
 #include "core/model/from_chars.h"
 #include "oomlens/render.h"
@@ -42,11 +43,7 @@ std::string FactText(const FactValue& v) {
 // records a phrase seen ("memory pressure", "Aborting compilation early").
 std::string FactPart(const std::string& name, const std::string& value) {
   std::string label = FactLabel(name);
-  auto lower = [](std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
-  return lower(value) == lower(label) ? label : label + " " + value;
+  return EqualIgnoringCase(value, label) ? label : label + " " + value;
 }
 
 std::string FactsLine(const Facts& facts) {
