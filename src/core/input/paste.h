@@ -22,10 +22,9 @@
 // A logical line keeps the number of its first physical line.
 //
 // Machine logs keep the fast path: the restorer reads the first kWindowBytes of
-// an input, and stays on past them only when that part looked pasted (a share
-// of its lines were decorated or joined). Memory is bounded by the block cap; at
-// the cap, the last logical line (perhaps a message wrapped over the cap) starts
-// the next block.
+// an input, and stays on past them only while each window looked pasted (a share
+// of its lines were decorated or joined: 1% in the first, 10% after it). Memory is bounded by the block cap;
+// at the cap, the last logical line (perhaps a message wrapped over the cap) starts the next block.
 #ifndef OOMLENS_CORE_INPUT_PASTE_H_
 #define OOMLENS_CORE_INPUT_PASTE_H_
 
@@ -112,7 +111,8 @@ class PasteRestorer {
 
   std::vector<Piece> block_;
   bool active_ = true;
-  uint64_t bytes_ = 0, lines_ = 0, decorated_lines_ = 0, joined_lines_ = 0;
+  uint64_t bytes_ = 0, lines_ = 0, decorated_lines_ = 0, joined_lines_ = 0;  // of this window
+  uint64_t windows_ = 0;                                                     // windows of this input judged
 };
 
 }  // namespace oomlens

@@ -205,9 +205,33 @@ TEST(PasteRestorer, APastedLogKeepsItOn) {
       [](std::string_view, uint64_t, const std::string&, const std::vector<std::string_view>&) {}, nullptr);
   restorer.Begin();
   std::string line = "> I1130 12:00:00.000000  1234 train.py:10] step 100 loss=2.3010 tokens/s/device=4712";
-  for (uint64_t number = 1; number * (line.size() + 1) < PasteRestorer::kWindowBytes + 4096; ++number)
+  for (uint64_t number = 1; number * (line.size() + 1) < 3 * PasteRestorer::kWindowBytes + 4096; ++number)
     restorer.Push(line, number, "");
-  EXPECT_TRUE(restorer.active());
+  EXPECT_TRUE(restorer.active());  // every window looked pasted
+}
+
+// A machine log with a few decorated lines (2% list items, as YAML dumps or
+// backticks leave) is read as a paste for its first window, not for the whole log
+// (attack review R2: short lines then cost 20x to the end of a 100 MB log).
+TEST(PasteRestorer, AFewDecoratedLinesDoNotKeepItOnPastTheSecondWindow) {
+  uint64_t sent = 0;
+  PasteRestorer restorer([&sent](std::string_view, uint64_t, const std::string&,
+                                 const std::vector<std::string_view>&) { ++sent; },
+                         nullptr);
+  restorer.Begin();
+  uint64_t number = 0, bytes = 0;
+  auto push_window = [&] {
+    for (uint64_t end = bytes + PasteRestorer::kWindowBytes; bytes < end;) {
+      std::string line = ++number % 50 == 0 ? "- a" : "a";
+      bytes += line.size() + 1;
+      restorer.Push(line, number, "");
+    }
+  };
+  push_window();
+  EXPECT_TRUE(restorer.active());  // 2% decorated: the first window's trace of a paste
+  push_window();
+  EXPECT_FALSE(restorer.active());
+  EXPECT_EQ(sent, number);  // nothing held back
 }
 
 }  // namespace
