@@ -47,11 +47,12 @@ struct FleetTotal {
 };
 
 struct FleetReport {
-  uint64_t jobs = 0;             ///< inputs
-  uint64_t jobs_with_oom = 0;    ///< inputs with an incident
-  uint64_t jobs_unreadable = 0;  ///< inputs not read whole
-  uint64_t occurrences = 0;
-  std::vector<FleetFailure> failures;  ///< most jobs first
+  uint64_t jobs = 0;                     ///< inputs
+  uint64_t jobs_with_oom = 0;            ///< inputs with an incident
+  uint64_t jobs_unreadable = 0;          ///< inputs not read whole
+  uint64_t occurrences = 0;              ///< every OOM message, those not grouped too
+  uint64_t occurrences_not_grouped = 0;  ///< of incidents past those a report keeps: in no failure or total
+  std::vector<FleetFailure> failures;    ///< most jobs first
   std::vector<FleetTotal> by_cause, by_kind, by_chip, by_day, top_programs;
   std::vector<std::string> unreadable;  ///< names of the inputs not read whole
   std::vector<Problem> problems;        ///< errors first: why they could not be read

@@ -166,11 +166,22 @@ struct InputSummary {
   bool ok = true;
 };
 
+/// Events of incidents past the distinct incidents a report keeps (10,000): counted,
+/// not grouped. A fleet's totals add them; a warning in problems says so too.
+struct EventsNotKept {
+  uint64_t events = 0;
+  std::map<std::string, uint64_t> kinds;  ///< events by kind
+  std::set<int> inputs;                   ///< the inputs they were read in (indices into inputs)
+  /// Adds other's counts, its inputs shifted by input_offset (a report merged after others).
+  void Add(const EventsNotKept& other, int input_offset);
+};
+
 /// Everything a scan produced.
 struct Report {
   std::vector<InputSummary> inputs;
   std::vector<Incident> incidents;  ///< most important first
   std::vector<Problem> problems;
+  EventsNotKept not_kept;
   bool interrupted = false;  ///< the scan was cancelled before the end of its inputs
 };
 

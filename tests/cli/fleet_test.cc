@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -115,6 +116,43 @@ TEST_F(FleetTest, MergeOfPerJobReportsInShardsGivesTheSameFleet) {
   EXPECT_EQ(Run({"--fleet", "--format", "json", "-q", "merge", shard_a, shard_b}).out, whole);
 }
 
+// Past the 10,000 distinct incidents a report keeps, the fleet still counts every
+// job and message (attack review W1: 20,000 jobs with an OOM were "10,000 with an
+// OOM"), in one run and through reports merged as a Dask reduction merges them.
+TEST_F(FleetTest, JobsWhoseOomsWereNotKeptStillCount) {
+  std::string many;
+  for (int k = 0; k < 10000; ++k)
+    many += ProgramLoad("1130 09:00:00.000000", "", "jit_step", std::to_string(20000 + k) + "M", "147.64M");
+  std::string big = Write("big.log", many);
+  std::string small_a =
+      Write("small-a.log", ProgramLoad("1130 10:00:00.000000", "", "jit_step", "1.00G", "1M"));
+  std::string small_b =
+      Write("small-b.log", ProgramLoad("1130 11:00:00.000000", "", "jit_step", "2.00G", "1M"));
+  json fleet = Fleet({big, small_a, small_b});
+  EXPECT_EQ(fleet["jobs_with_oom"], 3);
+  EXPECT_EQ(fleet["occurrences"], 10002);
+  EXPECT_EQ(fleet["occurrences_not_grouped"], 2);
+
+  // A report that could not keep one of its inputs' OOMs says so in its JSON, and a
+  // merge of it carries the count on.
+  std::string part_a = Write("a.json", Run({"--format", "json", "-q", small_a}).out);
+  CliResult folded = Run({"--format", "json", "-q", big, small_b});
+  json folded_report = json::parse(folded.out);
+  EXPECT_EQ(folded_report["not_kept"]["events"], 1);
+  EXPECT_EQ(folded_report["not_kept"]["inputs"], json::array({1})) << "small-b.log";
+  std::string part_b = Write("b.json", folded.out);
+  json merged = Fleet({"merge", part_a, part_b});
+  EXPECT_EQ(merged["jobs"], 3);
+  EXPECT_EQ(merged["jobs_with_oom"], 3);
+  EXPECT_EQ(merged["occurrences"], 10002);
+  EXPECT_EQ(merged["occurrences_not_grouped"], 2);
+  CliResult text = Run({"--fleet", "-q", "merge", part_a, part_b});
+  EXPECT_NE(text.out.find("3 jobs, 3 with an OOM; 10,002 OOM messages, 10,000 of them in 1 distinct failure "
+                          "and 2 in none (past the distinct incidents a report keeps"),
+            std::string::npos)
+      << text.out.substr(0, 300);
+}
+
 TEST_F(FleetTest, UnreadableJobsAreListedAndTheRunFails) {
   std::vector<std::string> jobs = Jobs();
   jobs.push_back(Write("broken.log.gz", std::string("\x1f\x8b\x08\x00garbage", 12)));
@@ -146,17 +184,51 @@ TEST_F(FleetTest, EveryFormatNamesTheFailureAndHtmlStaysInert) {
   EXPECT_NE(sarif.err.find("--fleet writes text, json, markdown or html"), std::string::npos);
 }
 
-TEST_F(FleetTest, TimestampsWithoutAYearAreDatedNearTheFleetsLatest) {
-  std::string iso = Write("iso.log", "2027-01-02 10:00:00,000 ERROR " + CudaOom("3.00"));
-  std::string december = Write("dec.log", ProgramLoad("1231 23:00:00.000000", "", "jit_a", "9.00G", "1.00G"));
-  std::string january = Write("jan.log", ProgramLoad("0101 01:00:00.000000", "", "jit_b", "9.00G", "1.00G"));
-  json fleet = Fleet({iso, december, january});
+std::vector<std::string> Days(const json& fleet) {
   std::vector<std::string> days;
   for (const auto& day : fleet["by_day"]) days.push_back(day["key"]);
-  EXPECT_EQ(days, (std::vector<std::string>{"2026-12-31", "2027-01-01", "2027-01-02"}))
+  return days;
+}
+
+TEST_F(FleetTest, TimestampsWithoutAYearAreDatedNearTheFleets) {
+  std::string iso = Write("iso.log", "2027-01-02 10:00:00,000 ERROR " + CudaOom("3.00"));
+  std::string iso_too = Write("iso2.log", "2027-01-02 11:00:00,000 ERROR " + CudaOom("3.01"));
+  std::string december = Write("dec.log", ProgramLoad("1231 23:00:00.000000", "", "jit_a", "9.00G", "1.00G"));
+  std::string january = Write("jan.log", ProgramLoad("0101 01:00:00.000000", "", "jit_b", "9.00G", "1.00G"));
+  json fleet = Fleet({iso, iso_too, december, january});
+  EXPECT_EQ(Days(fleet), (std::vector<std::string>{"2026-12-31", "2027-01-01", "2027-01-02"}))
       << fleet["by_day"].dump();
   json alone = Fleet({december, january});  // no full timestamp: as the logs say
   EXPECT_EQ(alone["by_day"][0]["key"], "--01-01");
+}
+
+// One job with a wrong clock does not re-date the fleet's yearless timestamps
+// (attack review W11: one 2099 timestamp put three glog jobs in 2098); a job's own
+// full timestamps date its yearless ones, whatever the other jobs say.
+TEST_F(FleetTest, OneWrongClockDoesNotReDateTheFleet) {
+  std::vector<std::string> jobs;
+  for (const char* stamp : {"1201 12:00:01.000000", "1201 12:00:02.000000", "1201 12:00:03.000000"})
+    jobs.push_back(Write(std::string("glog-") + stamp[11] + ".log",
+                         ProgramLoad(stamp, "", "jit_step", "9.00G", "1.00G")));
+  std::string wrong = Write("wrong.log", "2099-06-01 00:00:00,000 ERROR " + CudaOom("4.00"));
+  std::vector<std::string> one_source = jobs;
+  one_source.push_back(wrong);
+  EXPECT_EQ(Days(Fleet(one_source)), (std::vector<std::string>{"--12-01", "2099-06-01"}))
+      << "one job's clock is no reference for the others";
+
+  std::vector<std::string> outvoted = jobs;
+  for (int k = 0; k < 3; ++k)
+    outvoted.push_back(Write("iso-" + std::to_string(k) + ".log",
+                             "2026-11-30 08:00:00,000 ERROR " + CudaOom("5.0" + std::to_string(k))));
+  outvoted.push_back(wrong);
+  EXPECT_EQ(Days(Fleet(outvoted)), (std::vector<std::string>{"2026-11-30", "2026-12-01", "2099-06-01"}));
+
+  std::string mixed =
+      Write("mixed.log", "2031-11-30 08:00:00,000 ERROR " + CudaOom("3.00") +
+                             ProgramLoad("1201 12:00:09.000000", "", "jit_x", "9.00G", "1.00G"));
+  outvoted.push_back(mixed);
+  std::vector<std::string> days = Days(Fleet(outvoted));
+  EXPECT_NE(std::find(days.begin(), days.end(), "2031-12-01"), days.end()) << "its own clock: 2031";
 }
 
 TEST(MaskedMessage, SizesAreMaskedWithTheirUnits) {

@@ -93,6 +93,7 @@ def test_the_injected_failures_are_found_with_their_jobs_and_repeats(fleet, clie
     found = sorted((f.kind, f.program, f.jobs, f.occurrences) for f in report.failures)
     assert found == sorted((f["kind"], f["program"], f["jobs"], f["occurrences"]) for f in manifest["failures"])
     assert sum(t.occurrences for t in report.by_kind) == report.occurrences
+    assert report.occurrences_not_grouped == 0  # every incident kept: the tables hold every message
     assert report.by_day and all(t.jobs is None for t in report.by_day)
     assert report.failures[0].first_time <= report.failures[0].last_time
     assert "By cause" in str(report) and "<svg" in report._repr_html_()

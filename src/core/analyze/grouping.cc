@@ -154,10 +154,12 @@ std::string GroupKey(const Event& event) {
   return key;
 }
 
-void FoldedEvents::Add(const std::string& kind, uint64_t count, const Location& where) {
-  if (events == 0) first = where;
-  events += count;
-  kinds[kind] += count;
+void FoldedEvents::Add(const std::string& kind, uint64_t count, const Location& where,
+                       const std::vector<int>& inputs) {
+  if (not_kept.events == 0) first = where;
+  not_kept.events += count;
+  not_kept.kinds[kind] += count;
+  not_kept.inputs.insert(inputs.begin(), inputs.end());
 }
 
 void FoldedEvents::AddEntries(uint64_t count, const Location& where) {
@@ -175,13 +177,13 @@ void FoldedEvents::Report(std::vector<Problem>* problems) const {
             std::to_string(kMaxAllocationsPerReport) + " entries in all, the largest of each listing",
         "totals, groups and the largest entries count every entry read (allocation_count says how many)"});
   }
-  if (events == 0) return;
+  if (not_kept.events == 0) return;
   std::string kinds_text;
-  for (const auto& [kind, count] : kinds)
+  for (const auto& [kind, count] : not_kept.kinds)
     kinds_text += (kinds_text.empty() ? "" : ", ") + kind + " " + std::to_string(count);
   problems->push_back(
       Problem{Problem::Severity::kWarning, first.input + ":" + std::to_string(first.line),
-              std::to_string(events) + " events of further incidents were counted but not kept (" +
+              std::to_string(not_kept.events) + " events of further incidents were counted but not kept (" +
                   kinds_text + "): a report keeps " + std::to_string(kMaxIncidents) + " distinct incidents",
               "the incidents shown stand; to see the others, scan the part of the log they are in"});
 }
@@ -190,7 +192,7 @@ void IncidentGrouper::Add(Event&& event) {
   std::string key = GroupKey(event);
   auto it = index_.find(key);
   if (it == index_.end() && incidents_.size() >= kMaxIncidents) {
-    folded_.Add(event.kind, 1, event.where);
+    folded_.Add(event.kind, 1, event.where, {event.input_index});
     return;
   }
   if (it == index_.end()) {

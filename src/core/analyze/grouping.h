@@ -23,13 +23,12 @@ constexpr size_t kMaxIncidents = 10000;
 /// What a report could not keep: events of incidents past kMaxIncidents, and
 /// listing entries past kMaxAllocationsPerReport.
 struct FoldedEvents {
-  uint64_t events = 0;
-  Location first;                         // where the first of them was
-  std::map<std::string, uint64_t> kinds;  // events by kind
-  uint64_t entries = 0, listings = 0;     // listing entries dropped, and from how many listings
+  EventsNotKept not_kept;              // the events of incidents past kMaxIncidents
+  Location first;                      // where the first of them was
+  uint64_t entries = 0, listings = 0;  // listing entries dropped, and from how many listings
   Location first_listing;
-  /// Counts `count` events of kind, the first of them at where.
-  void Add(const std::string& kind, uint64_t count, const Location& where);
+  /// Counts `count` events of kind read in inputs, the first of them at where.
+  void Add(const std::string& kind, uint64_t count, const Location& where, const std::vector<int>& inputs);
   /// Counts `count` entries dropped from the listing of the incident first seen at where.
   void AddEntries(uint64_t count, const Location& where);
   /// Adds to problems the warnings that say so (nothing when nothing was folded).

@@ -73,10 +73,11 @@ void Add(const Incident& i, const YearGuess& year, Gathered* g) {
   ++f.incidents;
   f.occurrences += i.occurrences;
   g->jobs.insert(g->jobs.end(), i.seen.inputs.begin(), i.seen.inputs.end());
-  std::string first = year.Dated(i.seen.first_time), last = year.Dated(i.seen.last_time);
+  int job = i.first_input_index;  // the job its first timestamp was read in
+  std::string first = year.Dated(i.seen.first_time, job), last = year.Dated(i.seen.last_time, job);
   if (!first.empty() && (f.first_time.empty() || first < f.first_time)) f.first_time = first;
   f.last_time = std::max(f.last_time, last);
-  for (const auto& [day, count] : i.seen.days) g->days[year.Dated(day)] += count;
+  for (const auto& [day, count] : i.seen.days) g->days[year.Dated(day, job)] += count;
   Spread(i.seen, &f);
 }
 
@@ -163,12 +164,15 @@ void CountInputs(const Report& merged, const std::vector<Gathered>& gathered, Fl
   }
   std::vector<int> hit;
   for (const Gathered& g : gathered) hit.insert(hit.end(), g.jobs.begin(), g.jobs.end());
+  hit.insert(hit.end(), merged.not_kept.inputs.begin(), merged.not_kept.inputs.end());  // in range: read_json
   SortUnique(&hit);
   fleet->jobs_with_oom = hit.size();
   fleet->problems = merged.problems;
   std::stable_partition(fleet->problems.begin(), fleet->problems.end(),
                         [](const Problem& p) { return p.severity == Problem::Severity::kError; });
   fleet->interrupted = merged.interrupted;
+  fleet->occurrences_not_grouped = merged.not_kept.events;
+  fleet->occurrences = merged.not_kept.events;  // the failures' own are added as they are counted
 }
 
 }  // namespace

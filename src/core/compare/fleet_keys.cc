@@ -1,10 +1,12 @@
 // The keys a fleet groups and counts by: an incident's message with its numbers
-// masked, and timestamps without a year dated near the fleet's latest.
+// masked, and timestamps without a year dated near their job's or the fleet's.
 #include "core/compare/fleet_keys.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <vector>
 
 #include "core/input/line_cleaner.h"
 #include "core/model/from_chars.h"
@@ -108,22 +110,60 @@ std::string MaskedMessage(const Incident& incident) {
   return Masked(joined, kMaxMessageBytes);
 }
 
-YearGuess::YearGuess(const Report& merged) {
-  for (const Incident& i : merged.incidents)
-    if (!i.seen.last_time.empty() && i.seen.last_time[0] != '-')
-      latest_ = std::max(latest_, i.seen.last_time);
+namespace {
+
+std::optional<int64_t> Field(const std::string& s, size_t at, size_t width) {
+  return s.size() >= at + width ? ParseInt64(std::string_view(s).substr(at, width)) : std::nullopt;
 }
 
-std::string YearGuess::Dated(const std::string& text) const {
-  // text "--MM-DD...", latest_ "YYYY-MM-DD..." (ISO 8601 as the report writes them).
-  auto field = [](const std::string& s, size_t at, size_t width) {
-    return s.size() >= at + width ? ParseInt64(std::string_view(s).substr(at, width)) : std::nullopt;
-  };
-  std::optional<int64_t> month = field(text, 2, 2), day = field(text, 5, 2);
-  std::optional<int64_t> year = field(latest_, 0, 4), anchor_month = field(latest_, 5, 2),
-                         anchor_day = field(latest_, 8, 2);
-  if (text.compare(0, 2, "--") != 0 || !month || !day || !year || !anchor_month || !anchor_day) return text;
-  int64_t anchor = DaysFromCivil(*year, *anchor_month, *anchor_day);
+// The day number of a full ISO 8601 timestamp ("YYYY-MM-DD..."); nullopt for others.
+std::optional<int64_t> DayOf(const std::string& iso) {
+  std::optional<int64_t> year = Field(iso, 0, 4), month = Field(iso, 5, 2), day = Field(iso, 8, 2);
+  if (!year || !month || !day) return std::nullopt;
+  return DaysFromCivil(*year, *month, *day);
+}
+
+std::string Median(std::vector<std::string> values) {
+  std::sort(values.begin(), values.end());
+  return values[(values.size() - 1) / 2];
+}
+
+// The median of the jobs' references when two or more give one and three in four
+// lie within half a year of it; "" otherwise (one source, or sources that disagree).
+std::string FleetReference(const std::map<int, std::string>& by_input) {
+  if (by_input.size() < 2) return "";
+  std::vector<std::string> references;
+  for (const auto& [input, reference] : by_input) references.push_back(reference);
+  std::string median = Median(references);
+  std::optional<int64_t> center = DayOf(median);
+  size_t agree = 0;
+  for (const std::string& r : references) {
+    std::optional<int64_t> day = DayOf(r);
+    agree += center && day && std::llabs(*day - *center) <= 183;
+  }
+  return agree * 4 >= references.size() * 3 ? median : "";
+}
+
+}  // namespace
+
+YearGuess::YearGuess(const Report& merged) {
+  std::map<int, std::vector<std::string>> full;  // per job, the full timestamps of incidents seen in it
+  for (const Incident& i : merged.incidents)
+    for (const std::string* time : {&i.seen.first_time, &i.seen.last_time})
+      if (DayOf(*time))
+        for (int input : i.seen.inputs) full[input].push_back(*time);
+  for (auto& [input, times] : full) by_input_[input] = Median(std::move(times));
+  fleet_ = FleetReference(by_input_);
+}
+
+std::string YearGuess::Dated(const std::string& text, int input) const {
+  // text "--MM-DD...", the reference "YYYY-MM-DD..." (ISO 8601 as the report writes them).
+  auto own = by_input_.find(input);
+  const std::string& reference = own != by_input_.end() ? own->second : fleet_;
+  std::optional<int64_t> month = Field(text, 2, 2), day = Field(text, 5, 2);
+  std::optional<int64_t> year = Field(reference, 0, 4), anchor_day = DayOf(reference);
+  if (text.compare(0, 2, "--") != 0 || !month || !day || !year || !anchor_day) return text;
+  int64_t anchor = *anchor_day;
   int64_t best = *year;
   for (int64_t y : {*year - 1, *year + 1}) {
     if (std::llabs(DaysFromCivil(y, *month, *day) - anchor) <

@@ -53,6 +53,7 @@ struct ReportMerger::State {
   Report merged;
   std::map<std::string, size_t> index;  // incident key -> merged.incidents position
   FoldedEvents folded;                  // incidents past kMaxIncidents: their events counted
+  EventsNotKept carried;                // what the parts could not keep (each part warned of it)
 };
 
 ReportMerger::ReportMerger(const RuleSet& rules, std::string chip, bool several_parts)
@@ -70,6 +71,7 @@ void ReportMerger::Add(Report&& part) {
   for (auto& in : part.inputs) merged.inputs.push_back(std::move(in));
   for (auto& p : part.problems) merged.problems.push_back(std::move(p));
   merged.interrupted = merged.interrupted || part.interrupted;
+  state_->carried.Add(part.not_kept, offset);
   // Incidents of one part in order of first occurrence, so earlier inputs come first.
   std::stable_sort(part.incidents.begin(), part.incidents.end(), FirstSeenBefore);
   for (auto& incident : part.incidents) {
@@ -79,7 +81,7 @@ void ReportMerger::Add(Report&& part) {
     std::string key = IncidentKey(incident);
     auto it = state_->index.find(key);
     if (it == state_->index.end() && merged.incidents.size() >= kMaxIncidents) {
-      state_->folded.Add(incident.kind, incident.occurrences, incident.first);
+      state_->folded.Add(incident.kind, incident.occurrences, incident.first, incident.seen.inputs);
       continue;
     }
     if (it == state_->index.end()) {
@@ -96,6 +98,8 @@ Report ReportMerger::Finish() {
   size_t kept = 0;
   for (Incident& incident : merged.incidents) kept = KeepListingWithinCap(kept, &incident, &state_->folded);
   state_->folded.Report(&merged.problems);
+  merged.not_kept = std::move(state_->carried);
+  merged.not_kept.Add(state_->folded.not_kept, 0);
   FinishIncidents(RuleDataOf(rules_), chip_, &merged.incidents);
   return merged;
 }

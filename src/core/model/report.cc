@@ -8,6 +8,12 @@ std::string FormatProblem(const Problem& p) {
   return out;
 }
 
+void EventsNotKept::Add(const EventsNotKept& other, int input_offset) {
+  events += other.events;
+  for (const auto& [kind, count] : other.kinds) kinds[kind] += count;
+  for (int input : other.inputs) inputs.insert(input + input_offset);
+}
+
 const char* GroupByName(AllocationGroup::By by) {
   switch (by) {
     case AllocationGroup::By::kOwner: return "owner";

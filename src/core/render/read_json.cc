@@ -101,6 +101,29 @@ bool ReadSightings(const json& seen, Sightings* out, std::string* error) {
   return true;
 }
 
+// "not_kept": counts, and the inputs they were read in (indexes; out of range ones dropped).
+bool ReadNotKept(const json& doc, size_t inputs, EventsNotKept* out, std::string* error) {
+  const json& j = Member(doc, "not_kept");
+  auto events = j.find("events");
+  if (events == j.end()) return true;
+  if (!events->is_number_unsigned()) {
+    *error = "/not_kept/events: not a count";
+    return false;
+  }
+  out->events = events->get<uint64_t>();
+  for (const auto& [kind, count] : Member(j, "kinds").items()) {
+    if (!count.is_number_unsigned()) {
+      *error = "/not_kept/kinds: counts must be whole numbers";
+      return false;
+    }
+    out->kinds[kind] = count.get<uint64_t>();
+  }
+  for (const auto& v : j.value("inputs", json::array()))
+    if (v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() < static_cast<int64_t>(inputs))
+      out->inputs.insert(static_cast<int>(v.get<int64_t>()));
+  return true;
+}
+
 bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* error) {
   i->kind = j.value("kind", "");
   i->code = j.value("code", "");
@@ -223,9 +246,51 @@ class IncidentReader {
   size_t count_ = 0;
 };
 
+// The value of the four hex digits of a \u escape at text[at] ("\\uD800"); -1 if none.
+int EscapedUnit(std::string_view text, size_t at) {
+  if (at + 6 > text.size() || text[at] != '\\' || text[at + 1] != 'u') return -1;
+  int unit = 0;
+  for (size_t k = at + 2; k < at + 6; ++k) {
+    char c = text[k];
+    int digit = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+    if (digit < 0) return -1;
+    unit = unit * 16 + digit;
+  }
+  return unit;
+}
+
+// JSON's grammar allows a \u escape of half a surrogate pair (Python's json writes
+// "\ud800" for a lone surrogate), which the parser refuses: each such escape reads
+// as U+FFFD, as an invalid UTF-8 byte does (attack review K5). text is returned as
+// it is, uncopied, when it holds none.
+std::string_view WithoutLoneSurrogates(std::string_view text, std::string* storage) {
+  std::string* out = nullptr;
+  for (size_t at = text.find("\\u"); at != std::string_view::npos; at = text.find("\\u", at + 2)) {
+    size_t backslashes = 0;  // an escaped backslash before 'u' is no escape
+    while (at >= backslashes + 1 && text[at - backslashes - 1] == '\\') ++backslashes;
+    if (backslashes % 2 == 1) continue;
+    int unit = EscapedUnit(text, at);
+    if (unit < 0xD800 || unit > 0xDFFF) continue;
+    int low = EscapedUnit(text, at + 6);
+    if (unit < 0xDC00 && low >= 0xDC00 && low <= 0xDFFF) {  // a pair: keep both
+      at += 6;
+      continue;
+    }
+    if (!out) out = &(*storage = std::string(text));
+    out->replace(at, 6, "\\ufffd");
+    text = *out;
+  }
+  return text;
+}
+
 }  // namespace
 
 bool ParseJsonReport(std::string_view text, Report* report, std::string* error) {
+  std::string mended;
+  text = WithoutLoneSurrogates(text, &mended);
   if (!JsonDepthWithin(text)) {
     *error = "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels: not a report oomlens wrote";
     return false;
@@ -273,6 +338,7 @@ bool ParseJsonReport(std::string_view text, Report* report, std::string* error) 
           p.value("severity", "") == "error" ? Problem::Severity::kError : Problem::Severity::kWarning,
           p.value("where", ""), p.value("message", ""), p.value("help", "")});
     }
+    if (!ReadNotKept(doc, report->inputs.size(), &report->not_kept, error)) return false;
   } catch (const json::exception& e) {
     *error = std::string("malformed report: ") + e.what();
     return false;

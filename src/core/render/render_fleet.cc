@@ -130,6 +130,7 @@ void RenderFleetJson(const FleetReport& f, std::ostream& out) {
   doc["jobs_with_oom"] = f.jobs_with_oom;
   doc["jobs_unreadable"] = f.jobs_unreadable;
   doc["occurrences"] = f.occurrences;
+  doc["occurrences_not_grouped"] = f.occurrences_not_grouped;
   doc["interrupted"] = f.interrupted;
   ojson failures = ojson::array();
   for (const auto& failure : f.failures) failures.push_back(FailureJson(failure));
@@ -162,13 +163,23 @@ std::string GroupedCount(uint64_t n) {
   return out;
 }
 
+namespace {
+std::string Interrupted(const FleetReport& f) {
+  return f.interrupted ? " (interrupted: not every log was read)" : "";
+}
+}  // namespace
+
 std::string FleetHeadline(const FleetReport& f) {
   std::string line = Plural(f.jobs, "job", "jobs") + ", " + GroupedCount(f.jobs_with_oom) + " with an OOM";
   if (f.jobs_unreadable > 0) line += ", " + GroupedCount(f.jobs_unreadable) + " not read whole";
-  line += "; " + Plural(f.occurrences, "OOM message", "OOM messages") + " in " +
-          Plural(f.failures.size(), "distinct failure", "distinct failures");
-  if (f.interrupted) line += " (interrupted: not every log was read)";
-  return line;
+  line += "; " + Plural(f.occurrences, "OOM message", "OOM messages");
+  std::string failures = Plural(f.failures.size(), "distinct failure", "distinct failures");
+  if (f.occurrences_not_grouped == 0) return line + " in " + failures + Interrupted(f);
+  // Past the incidents a report keeps (attack review W1): counted, and said to be in no table.
+  return line + ", " + GroupedCount(f.occurrences - f.occurrences_not_grouped) + " of them in " + failures +
+         " and " + GroupedCount(f.occurrences_not_grouped) +
+         " in none (past the distinct incidents a report keeps: the tables below leave them out)" +
+         Interrupted(f);
 }
 
 // "requested 29.49G .. 31.00G, free 147.64M"

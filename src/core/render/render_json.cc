@@ -182,6 +182,10 @@ void RenderJson(const Report& report, std::ostream& out) {
                         {"help", p.help}});
   }
   doc["problems"] = problems;
+  if (report.not_kept.events > 0) {
+    const EventsNotKept& n = report.not_kept;
+    doc["not_kept"] = {{"events", n.events}, {"kinds", n.kinds}, {"inputs", n.inputs}};
+  }
   // Invalid UTF-8 from the log becomes U+FFFD, so the document is always valid.
   std::string frame = Dump(doc, 2);
   const std::string slot = "\n  \"incidents\": []";

@@ -193,6 +193,7 @@ Report Scanner::Finish() {
   s.recognizer.Finish();
   s.report.incidents = s.grouper.Take();
   s.grouper.folded().Report(&s.report.problems);
+  s.report.not_kept = s.grouper.folded().not_kept;
   std::vector<MemorySeries> series = s.series.Take();
   AttachSeries(series, &s.report.incidents);
   s.history.Attach(&s.report.incidents);

@@ -86,6 +86,7 @@ class FleetReport:
         self.jobs_with_oom: int = j["jobs_with_oom"]
         self.jobs_unreadable: int = j["jobs_unreadable"]
         self.occurrences: int = j["occurrences"]
+        self.occurrences_not_grouped: int = j.get("occurrences_not_grouped", 0)
         self.failures = [Failure.from_json(f) for f in j["failures"]]
         totals = lambda key: [Total(t["key"], t["failures"], t["occurrences"], t.get("jobs")) for t in j[key]]
         self.by_cause, self.by_kind, self.by_chip = totals("by_cause"), totals("by_kind"), totals("by_chip")
