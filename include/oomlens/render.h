@@ -88,7 +88,8 @@ void RenderDiffText(const ReportDiff& diff, std::ostream& out);
 void RenderDiffJson(const ReportDiff& diff, std::ostream& out);
 
 /// Text safe for a terminal or a CI log: C0 and C1 controls (ESC, CSI 0x9B,
-/// U+009B ...) and DEL become '?', invalid UTF-8 bytes too; tabs and valid UTF-8
+/// U+009B ...), DEL and bidirectional controls (U+202E ...) become '?', invalid
+/// UTF-8 bytes too; tabs and valid UTF-8
 /// stay (and line breaks, when keep_line_breaks). The one filter for every field
 /// that came from a log or a report.
 std::string Printable(std::string_view text, bool keep_line_breaks = false);

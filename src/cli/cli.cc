@@ -152,6 +152,21 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   return RunScan(o, out, err, console);
 }
 
+namespace {
+
+// What to do when stdout could not take the report, by the reason it gave.
+const char* WriteFailureHelp(int error) {
+  switch (error) {
+    case ENOSPC:
+    case EDQUOT: return "free space where stdout goes, or write elsewhere";
+    case EBADF: return "stdout is closed (>&-): give oomlens a place to write, e.g. > report.txt";
+    case EFBIG: return "the file stdout goes to may not grow that large: write elsewhere, or fewer incidents";
+    default: return "check where stdout goes (a file, a pipe, a terminal), or write elsewhere";
+  }
+}
+
+}  // namespace
+
 int RunCliOnStdio(int argc, const char* const* argv, const std::atomic<bool>* interrupted) {
   Console console;
   console.stdin_is_terminal = ::isatty(STDIN_FILENO) == 1;
@@ -165,7 +180,7 @@ int RunCliOnStdio(int argc, const char* const* argv, const std::atomic<bool>* in
   int error = errno;
   if (code == kExitBrokenPipe && error != 0 && error != EPIPE) {  // a full disk is no closed pipe
     std::cerr << "oomlens: error: writing the report failed: " << std::strerror(error)
-              << " (help: free space where stdout goes, or write elsewhere)\n";
+              << " (help: " << WriteFailureHelp(error) << ")\n";
     return kExitError;
   }
   return code;

@@ -129,6 +129,22 @@ TEST_F(BadInput, AFullDiskIsAnErrorNotABrokenPipe) {
       << ReadFile(err);
 }
 
+// A closed stdout is no full disk: the help says what is wrong (attack review K4:
+// it said to free space).
+TEST_F(BadInput, AClosedStdoutIsSaidToBeClosed) {
+  std::string err = scratch_.path() + "/err";
+  std::string command = std::string(OOMLENS_BINARY) + " --format json " + OOMLENS_SOURCE_DIR +
+                        "/testdata/examples/multihost_e0101.log >&- 2> " + err;
+  int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), kExitError);
+  std::string said = ReadFile(err);
+  EXPECT_NE(said.find("writing the report failed: Bad file descriptor (help: stdout is closed"),
+            std::string::npos)
+      << said;
+  EXPECT_EQ(said.find("free space"), std::string::npos) << said;
+}
+
 // The --rules walk ends on loops and refuses what is no rule file: a FIFO and a
 // link to /dev/zero (which was read whole into memory) are errors, not hangs.
 TEST_F(BadInput, RulesFolderWithLoopsFifosAndDevices) {

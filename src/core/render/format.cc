@@ -42,6 +42,21 @@ std::optional<ColorMode> ParseColorMode(std::string_view name) {
   return static_cast<ColorMode>(index);
 }
 
+namespace {
+
+// A character that reorders the text around it (U+061C, U+200E/F, U+202A-E, U+2066-9):
+// a name holding one reads other than its bytes (Trojan Source; attack review K8).
+bool IsBidiControl(std::string_view utf8) {
+  auto byte = [&utf8](size_t k) { return static_cast<unsigned char>(utf8[k]); };
+  if (utf8.size() == 2) return byte(0) == 0xD8 && byte(1) == 0x9C;
+  if (utf8.size() != 3 || byte(0) != 0xE2) return false;
+  unsigned char b1 = byte(1), b2 = byte(2);
+  return (b1 == 0x80 && (b2 == 0x8E || b2 == 0x8F || (b2 >= 0xAA && b2 <= 0xAE))) ||
+         (b1 == 0x81 && b2 >= 0xA6 && b2 <= 0xA9);
+}
+
+}  // namespace
+
 std::string Printable(std::string_view text, bool keep_line_breaks) {
   std::string out;
   out.reserve(text.size());
@@ -59,7 +74,7 @@ std::string Printable(std::string_view text, bool keep_line_breaks) {
       valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
     bool c1 =
         valid && length == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0;  // U+0080-U+009F
-    if (!valid || c1) {
+    if (!valid || c1 || (valid && IsBidiControl(text.substr(i, length)))) {
       out += '?';
       i += valid ? length : 1;
       continue;
