@@ -51,6 +51,19 @@ def test_chained_exceptions_are_read():
     assert rc == 1 and "RuntimeError: training step failed" in err and "oversize" in err
 
 
+def test_an_exception_that_cannot_say_itself_leaves_the_oom_it_chains_readable():
+    # attack review K2: str() raising made the hook give up on the whole chain
+    code = "import oomlens\noomlens.install()\n" + JAX_STAND_IN + textwrap.dedent(f"""
+        class Bad(Exception):
+            def __str__(self):
+                raise RuntimeError("str() exploded")
+        raise Bad() from XlaRuntimeError({SEED!r})
+    """)
+    rc, _, err = run_python(code)
+    assert rc == 1 and "could not diagnose" not in err
+    assert "E0101" in err and "oversize" in err
+
+
 def test_other_exceptions_pass_untouched_and_the_previous_hook_runs_first():
     code = textwrap.dedent("""
         import sys

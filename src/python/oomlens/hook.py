@@ -58,12 +58,21 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
         exc = exc.__cause__ or exc.__context__
 
 
+def _message(exc: BaseException) -> Optional[str]:
+    """str(exc), or None when its __str__ raises: the other exceptions of the chain
+    are still read (an OOM in __cause__ under an exception that cannot say itself)."""
+    try:
+        return str(exc)
+    except Exception:
+        return None
+
+
 def is_oom(exc: BaseException) -> bool:
     """Whether exc (or an exception it chains) is an OOM by its class alone."""
     for e in _chain(exc):
         if _is_class(e, _OOM_CLASSES):
             return True
-        if _is_class(e, _RESOURCE_EXHAUSTED_CLASSES) and "RESOURCE_EXHAUSTED" in str(e):
+        if _is_class(e, _RESOURCE_EXHAUSTED_CLASSES) and "RESOURCE_EXHAUSTED" in (_message(e) or ""):
             return True
     return False
 
@@ -71,7 +80,8 @@ def is_oom(exc: BaseException) -> bool:
 def diagnose_exception(exc: BaseException) -> Optional[Report]:
     """The diagnosis of an exception and what it chains (with the stderr kept by
     install(capture_stderr=True)), or None when it is no OOM oomlens can read."""
-    texts = [f"{type(e).__module__}.{type(e).__name__}: {e}" for e in _chain(exc)]
+    texts = [f"{type(e).__module__}.{type(e).__name__}: {message}"
+             for e in _chain(exc) for message in [_message(e)] if message is not None]
     captured = _state["capture"].text() if _state["capture"] else ""
     text = (captured + "\n" if captured else "") + "\n".join(reversed(texts))  # the root cause first
     report = Report(_core.diagnose(as_bytes(text), name="<exception>", chip=""))
