@@ -95,7 +95,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
                     "request bodies received at once, in bytes summed (default 256 MiB); more get 503");
   serve
       ->add_option("--request-timeout", serve_options.budget.grace_seconds,
-                   "seconds a request may take to arrive, plus 1 s per 64 KiB (default 20); slower gets 408")
+                   "seconds a request may take to arrive, plus 1 s per MiB (default 20); slower gets 408")
       ->check(CLI::Range(1, 86400));
   serve
       ->add_option("--max-connections", serve_options.max_connections,

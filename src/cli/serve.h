@@ -13,10 +13,12 @@ namespace oomlens {
 /// How long a client may take to send a request, or to take its response:
 /// `grace_seconds` plus one second per `min_bytes_per_second` bytes moved. A
 /// slowloris that sends a byte every few seconds runs out after about the grace;
-/// a large upload at a fair rate never does.
+/// a large upload at a fair rate never does. The floor is 1 MiB/s, so a body of the
+/// largest size may hold its share of --max-in-flight for 84 s at most (at 64 KiB/s
+/// four slow uploads held all of it for 17 minutes: attack review S5).
 struct TransferBudget {
   int grace_seconds = 20;
-  size_t min_bytes_per_second = 64 << 10;
+  size_t min_bytes_per_second = 1 << 20;
 };
 
 struct ServeOptions {

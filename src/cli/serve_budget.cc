@@ -154,9 +154,11 @@ ssize_t BudgetedStream::write(const char* ptr, size_t size) {
 
 // Best effort, never blocking: the client that ran out may not be reading.
 void SendTimeout(socket_t sock, TransferBudget budget) {
+  size_t rate = budget.min_bytes_per_second;
+  std::string per =
+      rate % (1 << 20) == 0 ? std::to_string(rate >> 20) + " MiB" : std::to_string(rate >> 10) + " KiB";
   std::string body = "408: the request did not arrive in time (" + std::to_string(budget.grace_seconds) +
-                     " s plus 1 s per " + std::to_string(budget.min_bytes_per_second >> 10) +
-                     " KiB; --request-timeout)\n";
+                     " s plus 1 s per " + per + "; --request-timeout)\n";
   std::string response =
       "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Type: text/plain\r\n"
       "Content-Length: " +

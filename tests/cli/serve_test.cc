@@ -265,6 +265,34 @@ TEST(ServeLimits, SlowClientsRunOutOfTimeAndDoNotHoldTheServer) {
   EXPECT_LT(seconds, 4.5) << "the 1 s budget ends the request, not the client's patience";
 }
 
+// An upload slower than 1 MiB/s past the grace runs out of time (attack review S5:
+// at the old 64 KiB/s floor, four uploads of 64 MiB at 80 KiB/s held the whole
+// in-flight budget for 17 minutes). 256 KiB/s: it got through before.
+TEST(ServeLimits, AnUploadBelowTheRateFloorRunsOutOfTime) {
+  ServeOptions options;
+  options.budget.grace_seconds = 1;
+  RunningServer server(options);
+  std::string head =
+      "POST /api/v1/diagnose HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(server.port()) +
+      "\r\nContent-Type: application/octet-stream\r\nContent-Length: " + std::to_string(4 << 20) + "\r\n\r\n";
+  RawClient slow(server.port(), head);
+  std::atomic<bool> answered{false};
+  std::thread upload([&] {  // 32 KiB every 125 ms
+    for (int i = 0; i < 128 && !answered && !slow.Answered(); ++i) {
+      slow.Send(std::string(32 << 10, 'a'));
+      std::this_thread::sleep_for(std::chrono::milliseconds(125));
+    }
+  });
+  auto start = std::chrono::steady_clock::now();
+  std::string response = slow.ReadAll();
+  answered = true;
+  upload.join();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(response.rfind("HTTP/1.1 408 Request Timeout", 0), 0u) << response.substr(0, 200);
+  EXPECT_NE(response.find("1 s per 1 MiB"), std::string::npos) << response;
+  EXPECT_LT(seconds, 6.0) << "the 4 MiB upload would have taken 16 s";
+}
+
 // Attack review S1, S2, S4: a Content-Length beside a chunked body is refused before
 // the body is read (it bypassed --max-in-flight); a head past 64 KiB closes the
 // connection (300 MB of headers were accepted); the content-type check compares
