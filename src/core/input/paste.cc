@@ -321,7 +321,7 @@ void PasteRestorer::Push(std::string_view text, uint64_t number, const std::stri
   piece.number = number;
   piece.host = host;
   piece.starts_record = piece.starts_record || record;
-  if (!piece.breaks && !piece.item && !piece.starts_record && starts_message_) {
+  if (!piece.breaks && !piece.item && starts_message_) {  // a record's too: it is no rest of a wrap
     piece.start_of = starts_message_(TrimLeft(piece.content));
     piece.holds_start = piece.start_of != 0;
   }
@@ -392,6 +392,7 @@ PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) con
     bool was_cut = Cut(block[i - 1], p, shape.width);
     ++may;
     cut += was_cut;
+    shape.rest_cuts += was_cut && !p.holds_start;
     auto& by_key = shape.continuations[std::string(Key(TrimLeft(p.raw)))];
     ++by_key.first;
     by_key.second += was_cut;
@@ -410,6 +411,11 @@ bool PasteRestorer::Joins(const Piece& a, const Piece& b, const Block& block) co
   if (a.depth > 0 && b.depth == 0) return true;  // markdown's lazy continuation: a quoted line's wrapped rest
   if (StartSpans(a, b)) return true;
   if (!Cut(a, b, block.width)) return false;
+  // Two lines that each hold a message's start are two records unless the block is
+  // wrapped and some line of it, cut before, is a wrap's rest that holds no start:
+  // long records one under the other pass the wrap test too (the adjacent-samples
+  // property test; attack review W2).
+  if (a.holds_start && b.holds_start) return block.wrapped && block.rest_cuts > 0;
   if (block.wrapped) return true;
   std::string key(Key(TrimLeft(b.raw)));
   auto seen = block.continuations.find(key);
@@ -425,7 +431,10 @@ bool PasteRestorer::Joins(const Piece& a, const Piece& b, const Block& block) co
 // A message's start that neither line holds alone spans the two: "... Out of
 // memory: Killed process" then "7899 (python) total-vm:...".
 bool PasteRestorer::StartSpans(const Piece& a, const Piece& b) const {
-  if (!starts_message_ || a.holds_start || b.holds_start || !EndsMidSentence(a.raw)) return false;
+  // A record's line that holds a start (an exception) takes a rest that holds none and
+  // reads on in it ("... with shape (50000, 3," then "224, 224) and data type float32").
+  bool a_alone = a.holds_start && !a.starts_record;
+  if (!starts_message_ || a_alone || b.holds_start || !EndsMidSentence(a.raw)) return false;
   std::string both(TrimLeft(a.content));
   both += ' ';
   both += TrimLeft(b.content);

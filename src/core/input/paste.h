@@ -91,6 +91,7 @@ class PasteRestorer {
   struct Block {
     size_t width = 0;                 ///< the width a wrap cut it at (its longest line with a space)
     bool wrapped = false;             ///< most lines that may continue another were cut before them
+    int rest_cuts = 0;                ///< lines cut before that hold no message's start
     std::map<std::string, int> keys;  ///< lines per first word (its letters)
     std::map<std::string, std::pair<int, int>>
         continuations;  ///< per first word: lines that may continue, cut

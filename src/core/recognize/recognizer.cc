@@ -119,6 +119,30 @@ std::vector<Allocation> ReadItems(const ItemSpec& items, const std::vector<std::
   return out;
 }
 
+// The size facts (*_bytes) sig reads in text.
+std::set<std::string> SizesIn(const Signature& sig, std::string_view text) {
+  std::set<std::string> names;
+  for (const auto& pattern : sig.facts) {
+    MatchFacts(pattern, text, [&names](const FactGroup& group, std::string_view) {
+      const std::string& name = group.info->name;
+      if (name.size() > 6 && name.compare(name.size() - 6, 6, "_bytes") == 0) names.insert(name);
+    });
+  }
+  return names;
+}
+
+// Whether line, read by line_sig, gives a size the open message (text, read by sig)
+// gave already: it is another message's figure, not this one's next sentence
+// ("Tried to allocate 20.00 MiB" after "... Tried to allocate 3.00 GiB ...").
+bool RestatesASize(const Signature& sig, std::string_view text, const Signature& line_sig,
+                   std::string_view line) {
+  std::set<std::string> before = SizesIn(sig, text);
+  if (before.empty()) return false;
+  for (const std::string& name : SizesIn(line_sig, line))
+    if (before.count(name)) return true;
+  return false;
+}
+
 }  // namespace
 
 Recognizer::Recognizer(const RuleData& rules, EventSink sink, std::vector<Problem>* problems)
@@ -356,14 +380,20 @@ Recognizer::Step Recognizer::Continue(Open* open, const CleanLine& line) {
   if (!open->complete) {
     if (blank) return Step::kClosed;
     const Signature* other = reader_.FindStart(line.message);
-    if (other && other->fragment && other->kind == sig.kind && other != &sig)
+    if (other && other->fragment && other->kind == sig.kind && other != &sig &&
+        !RestatesASize(sig, open->text, *other, line.message))
       other = nullptr;  // its next sentence
     if (other && other->listing() && other != &sig)
       other = nullptr;  // a listing's line is no message of its own
     if (other) {
       // A start of another message closes this one, unless it is the rest of
       // this message: the same signature, and joining it completes the message.
-      bool completes = other == &sig && sig.complete &&
+      // A general signature's `complete` says only that a sentence ended, so for it
+      // a line that starts a message is one (two one-line OOMs one under the other
+      // are two: attack review W2).
+      bool general = sig.match < 1;
+      bool completes = other == &sig && sig.complete && !general &&
+                       !RestatesASize(sig, open->text, sig, line.message) &&
                        Contains(*sig.complete, open->text + " " + std::string(line.message));
       if (open->has_required && !completes) return Step::kClosed;
       if (other != &sig && other->priority >= sig.priority) return Step::kClosed;
