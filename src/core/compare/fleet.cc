@@ -172,7 +172,6 @@ void CountInputs(const Report& merged, const std::vector<Gathered>& gathered, Fl
                         [](const Problem& p) { return p.severity == Problem::Severity::kError; });
   fleet->interrupted = merged.interrupted;
   fleet->occurrences_not_grouped = merged.not_kept.events;
-  fleet->occurrences = merged.not_kept.events;  // the failures' own are added as they are counted
 }
 
 }  // namespace
@@ -182,6 +181,7 @@ FleetReport SummarizeFleet(const Report& merged) {
   std::vector<Gathered> gathered = GatherFailures(merged);
   CountInputs(merged, gathered, &fleet);
   Tally causes, kinds, chips, days, programs;
+  fleet.occurrences = fleet.occurrences_not_grouped;  // then every failure's own
   for (const Gathered& g : gathered) {
     const FleetFailure& f = g.failure;
     fleet.occurrences += f.occurrences;
