@@ -65,9 +65,17 @@ void See(const Event& e, Sightings* seen) {
 }
 
 // Sightings of a later part (its inputs after this one's) added to into.
+// The inputs stay sorted and each is listed once, whichever of the two was seen first.
 void AddSightings(Sightings&& from, Sightings* into) {
-  into->inputs.insert(into->inputs.end(), from.inputs.begin(), from.inputs.end());
-  into->last_input = from.last_input;
+  std::vector<int>& inputs = into->inputs;
+  bool after = inputs.empty() || from.inputs.empty() || from.inputs.front() > inputs.back();
+  inputs.insert(inputs.end(), from.inputs.begin(), from.inputs.end());  // a later part's: the usual case
+  if (!after) {
+    std::inplace_merge(inputs.begin(), inputs.end() - static_cast<std::ptrdiff_t>(from.inputs.size()),
+                       inputs.end());
+    inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
+  }
+  into->last_input = inputs.empty() ? from.last_input : inputs.back();
   if (!from.first_time.empty() && (into->first_time.empty() || from.first_time < into->first_time))
     into->first_time = from.first_time;
   if (from.last_time > into->last_time) into->last_time = from.last_time;
@@ -139,17 +147,17 @@ void Rebase(Outlier&& outlier, const Facts& part_first, Incident* into) {
 
 }  // namespace
 
-std::string GroupKey(const Event& event) {
-  std::string key = event.kind;
+std::string GroupKey(const std::string& kind, const Facts& facts) {
+  std::string key = kind;
   for (const char* name : {"program", "shape"}) {
     key += '\x1f';
-    auto it = event.facts.find(name);
-    if (it != event.facts.end()) key += it->second.text;
+    auto it = facts.find(name);
+    if (it != facts.end()) key += it->second.text;
   }
   for (const char* name : kIdentifyingFacts) {
     key += '\x1f';
-    auto it = event.facts.find(name);
-    if (it != event.facts.end()) key += std::to_string(it->second.integer);
+    auto it = facts.find(name);
+    if (it != facts.end()) key += std::to_string(it->second.integer);
   }
   return key;
 }
@@ -189,7 +197,7 @@ void FoldedEvents::Report(std::vector<Problem>* problems) const {
 }
 
 void IncidentGrouper::Add(Event&& event) {
-  std::string key = GroupKey(event);
+  std::string key = GroupKey(event.kind, event.facts);
   auto it = index_.find(key);
   if (it == index_.end() && incidents_.size() >= kMaxIncidents) {
     folded_.Add(event.kind, 1, event.where, {event.input_index});

@@ -55,8 +55,9 @@ class IncidentGrouper {
   FoldedEvents folded_;
 };
 
-/// The key events are grouped by.
-std::string GroupKey(const Event& event);
+/// The key events are grouped by (and incidents merged by): the kind and the
+/// identifying facts.
+std::string GroupKey(const std::string& kind, const Facts& facts);
 
 /// Folds an incident of a later input into one of the same key: counts and
 /// identity sets add up; differing numbers become outliers.

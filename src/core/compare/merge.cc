@@ -5,19 +5,10 @@
 
 #include "core/analyze/finish.h"
 #include "core/analyze/grouping.h"
-#include "core/model/event.h"
 #include "core/rules/rule_data.h"
 
 namespace oomlens {
 namespace {
-
-// The grouping key of an incident: the same fields events are grouped by.
-std::string IncidentKey(const Incident& i) {
-  Event e;
-  e.kind = i.kind;
-  e.facts = i.facts;
-  return GroupKey(e);
-}
 
 // The file name without its directory and log/compression extensions:
 // "logs/worker-3.log.gz" -> "worker-3".
@@ -78,7 +69,7 @@ void ReportMerger::Add(Report&& part) {
     incident.first_input_index += offset;
     for (int& index : incident.seen.inputs) index += offset;
     incident.seen.last_input += offset;
-    std::string key = IncidentKey(incident);
+    std::string key = GroupKey(incident.kind, incident.facts);
     auto it = state_->index.find(key);
     if (it == state_->index.end() && merged.incidents.size() >= kMaxIncidents) {
       state_->folded.Add(incident.kind, incident.occurrences, incident.first, incident.seen.inputs);

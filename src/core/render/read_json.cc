@@ -5,9 +5,12 @@
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <unordered_map>
 
 #include "core/analyze/allocation_summary.h"
+#include "core/analyze/finish.h"
+#include "core/analyze/grouping.h"
 #include "core/model/json_depth.h"
 #include "oomlens/render.h"
 
@@ -213,37 +216,110 @@ void ClampUnrepresentableFloats(json* j) {
     for (auto& item : *j) ClampUnrepresentableFloats(&item);
 }
 
+// The inputs of a report, each placed by name (a name given twice: its last input).
+struct ReportInputs {
+  std::vector<InputSummary> list;
+  std::unordered_map<std::string, int> index;
+  bool read = false;
+
+  void Read(json& j) {
+    ClampUnrepresentableFloats(&j);
+    list.clear();
+    for (const auto& in : j) {
+      list.push_back(InputSummary{in.value("name", ""), in.value("lines", uint64_t{0}),
+                                  in.value("bytes", uint64_t{0}), in.value("ok", true)});
+    }
+    index.clear();
+    for (size_t n = 0; n < list.size(); ++n) index[list[n].name] = static_cast<int>(n);
+    read = true;
+  }
+  // Sets the input indices of an incident read back: its first input by name, and
+  // where it was seen when that list is valid (else only its first input: an older or
+  // edited report).
+  void Place(Incident* incident) const {
+    auto it = index.find(incident->first.input);
+    if (it != index.end()) incident->first_input_index = it->second;
+    Sightings& seen = incident->seen;
+    bool valid = !seen.inputs.empty() && std::is_sorted(seen.inputs.begin(), seen.inputs.end()) &&
+                 seen.inputs.front() >= 0 && seen.inputs.back() < static_cast<int>(list.size());
+    if (!valid) seen.inputs = {incident->first_input_index};
+    seen.last_input = seen.inputs.back();
+  }
+};
+
+// The incidents of a report, each read as the parser closes it and dropped from
+// the document: the whole document took about ten times its text (2.69 GB for a
+// 512 MiB report). An incident of the same group key as one read before is folded
+// into it, and past kMaxIncidents distinct ones only counted, as a scan does: a
+// million incidents took 3.5 GB however few were distinct (attack review R1).
+// Placing an incident needs the inputs, which RenderJson writes first; a report
+// whose incidents come first (`jq -S` sorts the keys) is parsed a second time for
+// them (ParseJsonReport). Errors are kept for after the schema version is checked.
 class IncidentReader {
  public:
+  explicit IncidentReader(ReportInputs* inputs) : inputs_(*inputs) {}
   bool operator()(int depth, json::parse_event_t event, json& parsed) {
-    if (depth == 1 && event == json::parse_event_t::key) in_incidents_ = parsed == "incidents";
-    if (depth == 1 && event == json::parse_event_t::array_start && in_incidents_) in_array_ = true;
-    if (depth == 1 && event == json::parse_event_t::array_end) in_array_ = false;
+    if (depth == 1 && event == json::parse_event_t::key) key_ = parsed.get<std::string>();
+    if (depth == 1 && event == json::parse_event_t::array_start && key_ == "incidents") in_array_ = true;
     bool element_end = event == json::parse_event_t::object_end || event == json::parse_event_t::array_end ||
                        event == json::parse_event_t::value;
+    if (depth == 1 && element_end && key_ == "inputs") ReadInputs(parsed);
+    if (depth == 1 && event == json::parse_event_t::array_end) in_array_ = false;
     if (depth != 2 || !in_array_ || !element_end) return true;
+    if (!inputs_.read) {
+      incidents_before_inputs = true;
+      return false;
+    }
     ClampUnrepresentableFloats(&parsed);
     Read(parsed);
     return false;  // not kept in the document
   }
   std::vector<Incident> incidents;
+  FoldedEvents folded;  // the incidents past kMaxIncidents distinct ones
+  bool incidents_before_inputs = false;
   std::string error;
 
  private:
+  void ReadInputs(json& j) {
+    if (inputs_.read) return;  // "inputs" given twice: the first
+    try {
+      inputs_.Read(j);
+    } catch (const json::exception& e) {
+      if (error.empty()) error = std::string("/inputs: malformed report: ") + e.what();
+    }
+  }
   void Read(const json& j) {
     size_t k = count_++;
     if (!error.empty()) return;
     Incident incident;
     try {
       if (!j.is_object()) error = "not an object";
-      if (error.empty() && ReadIncident(j, 0, &incident, &error)) incidents.push_back(std::move(incident));
+      if (error.empty() && ReadIncident(j, 0, &incident, &error)) Keep(std::move(incident));
     } catch (const json::exception& e) {
       error = std::string("malformed report: ") + e.what();
     }
     if (!error.empty()) error = "/incidents/" + std::to_string(k) + ": " + error;
   }
-  bool in_incidents_ = false, in_array_ = false;
+  void Keep(Incident&& incident) {
+    inputs_.Place(&incident);
+    std::string key = GroupKey(incident.kind, incident.facts);
+    auto it = index_.find(key);
+    if (it == index_.end() && incidents.size() >= kMaxIncidents) {
+      folded.Add(incident.kind, incident.occurrences, incident.first, incident.seen.inputs);
+    } else if (it == index_.end()) {
+      index_.emplace(std::move(key), incidents.size());
+      incidents.push_back(std::move(incident));
+    } else {
+      Incident& kept = incidents[it->second];
+      if (FirstSeenBefore(incident, kept)) std::swap(incident, kept);  // the earlier one stays first
+      MergeIncident(std::move(incident), &kept);
+    }
+  }
+  ReportInputs& inputs_;
+  std::string key_;  // the member of the document being read
+  bool in_array_ = false;
   size_t count_ = 0;
+  std::unordered_map<std::string, size_t> index_;  // group key -> incidents position
 };
 
 // The value of the four hex digits of a \u escape at text[at] ("\\uD800"); -1 if none.
@@ -295,11 +371,15 @@ bool ParseJsonReport(std::string_view text, Report* report, std::string* error) 
     *error = "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels: not a report oomlens wrote";
     return false;
   }
-  IncidentReader reader;
-  json::parser_callback_t read_incidents = [&reader](int depth, json::parse_event_t event, json& parsed) {
-    return reader(depth, event, parsed);
+  ReportInputs inputs;
+  IncidentReader first(&inputs);
+  auto parse = [&text](IncidentReader* r) {
+    json::parser_callback_t read_incidents = [r](int depth, json::parse_event_t event, json& parsed) {
+      return (*r)(depth, event, parsed);
+    };
+    return json::parse(text.begin(), text.end(), read_incidents, /*allow_exceptions=*/false);
   };
-  json doc = json::parse(text.begin(), text.end(), read_incidents, /*allow_exceptions=*/false);
+  json doc = parse(&first);
   if (doc.is_discarded() || !doc.is_object()) {
     *error = "not a JSON document";
     return false;
@@ -309,6 +389,12 @@ bool ParseJsonReport(std::string_view text, Report* report, std::string* error) 
     *error = "not an oomlens report of schema version 1 (\"schema_version\" missing or different)";
     return false;
   }
+  std::optional<IncidentReader> second;
+  if (first.incidents_before_inputs && first.error.empty()) {  // the inputs are known now
+    inputs.read = true;                                        // (or there are none)
+    parse(&second.emplace(&inputs));
+  }
+  IncidentReader& reader = second ? *second : first;
   if (doc.contains("incidents") && !doc["incidents"].is_array()) reader.error = "/incidents: not an array";
   if (!reader.error.empty()) {
     *error = reader.error;
@@ -316,29 +402,16 @@ bool ParseJsonReport(std::string_view text, Report* report, std::string* error) 
   }
   ClampUnrepresentableFloats(&doc);
   try {
-    for (const auto& in : doc.value("inputs", json::array())) {
-      report->inputs.push_back(InputSummary{in.value("name", ""), in.value("lines", uint64_t{0}),
-                                            in.value("bytes", uint64_t{0}), in.value("ok", true)});
-    }
-    std::unordered_map<std::string, int> input_index;  // a name given twice: its last input, as before
-    for (size_t n = 0; n < report->inputs.size(); ++n)
-      input_index[report->inputs[n].name] = static_cast<int>(n);
-    for (Incident& incident : reader.incidents) {
-      auto it = input_index.find(incident.first.input);
-      if (it != input_index.end()) incident.first_input_index = it->second;
-      Sightings& seen = incident.seen;
-      bool valid = !seen.inputs.empty() && std::is_sorted(seen.inputs.begin(), seen.inputs.end()) &&
-                   seen.inputs.front() >= 0 && seen.inputs.back() < static_cast<int>(report->inputs.size());
-      if (!valid) seen.inputs = {incident.first_input_index};  // an older or edited report
-      seen.last_input = seen.inputs.back();
-      report->incidents.push_back(std::move(incident));
-    }
+    report->inputs = std::move(inputs.list);
+    report->incidents = std::move(reader.incidents);
     for (const auto& p : doc.value("problems", json::array())) {
       report->problems.push_back(Problem{
           p.value("severity", "") == "error" ? Problem::Severity::kError : Problem::Severity::kWarning,
           p.value("where", ""), p.value("message", ""), p.value("help", "")});
     }
     if (!ReadNotKept(doc, report->inputs.size(), &report->not_kept, error)) return false;
+    report->not_kept.Add(reader.folded.not_kept, 0);
+    reader.folded.Report(&report->problems);
   } catch (const json::exception& e) {
     *error = std::string("malformed report: ") + e.what();
     return false;
