@@ -122,6 +122,30 @@ def test_captured_stderr_joins_the_diagnosis():
     assert traceback_then_diagnosis(err, "MemoryError") and "E0101" in err.split("oomlens: ", 1)[1]
 
 
+def test_a_process_that_outlives_the_captured_stderr_can_still_write_to_it(tmp_path):
+    # The child waits until its parent has exited (it is re-parented), then writes to stderr:
+    # the pipe that replaced fd 2 had no reader then, and a write killed it by SIGPIPE.
+    done = tmp_path / "child.txt"
+    child = textwrap.dedent(f"""
+        import os, sys, time
+        parent = os.getppid()
+        while os.getppid() == parent:
+            time.sleep(0.02)
+        sys.stderr.write("still-writing\\n")
+        sys.stderr.flush()
+        open({str(done)!r}, "w").write("done")
+    """)
+    code = textwrap.dedent(f"""
+        import subprocess, sys, oomlens
+        oomlens.install(capture_stderr=True)
+        subprocess.Popen([sys.executable, "-c", {child!r}])
+    """)
+    rc, _, err = run_python(code)  # returns once every holder of its stderr has closed it
+    assert rc == 0
+    assert done.read_text() == "done", "the child lived on after its first write to stderr"
+    assert "still-writing" in err, "what it wrote reached the real stderr"
+
+
 def test_ipython_shows_the_html_report_inline():
     pytest.importorskip("IPython")
     code = textwrap.dedent("""
