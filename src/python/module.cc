@@ -1,15 +1,19 @@
 // oomlens._core: the library the CLI uses, as a Python extension (pybind11).
-// Scans run with the GIL released; the Python package (src/python/oomlens) turns
-// reports into typed objects.
+// Scans run with the GIL released, on a thread of their own so that Ctrl-C stops
+// them (Interruptible); the Python package (src/python/oomlens) turns reports into
+// typed objects.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <signal.h>
 #include <unistd.h>  // STDIN_FILENO
 
 #include <atomic>
+#include <chrono>
+#include <future>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -38,10 +42,37 @@ const RuleSet& BuiltinRules() {
   return *rules;
 }
 
-ScanOptions Options(const std::string& chip) {
+ScanOptions Options(const std::string& chip, const std::atomic<bool>* cancel) {
   ScanOptions options;
   options.chip = chip;
+  options.cancel = cancel;
   return options;
+}
+
+// Runs scan(cancel) on a thread of its own while this one, holding the GIL only
+// between waits, runs Python's signal handlers every 50 ms. An exception they raise
+// (KeyboardInterrupt on Ctrl-C) cancels the scan and is raised here once it has
+// stopped: Ctrl-C used to wait for the end of the scan (attack review K1). Handlers
+// run only on Python's main thread; a scan called from another is not interrupted.
+template <typename Scan>
+auto Interruptible(Scan scan) -> decltype(scan(nullptr)) {
+  using Result = decltype(scan(nullptr));
+  std::atomic<bool> cancel{false};
+  std::packaged_task<Result()> task([&scan, &cancel] { return scan(&cancel); });
+  std::future<Result> done = task.get_future();
+  std::thread worker(std::move(task));
+  bool raised = false;
+  {
+    py::gil_scoped_release unlocked;
+    while (done.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+      py::gil_scoped_acquire locked;
+      if (!raised && PyErr_CheckSignals() != 0) raised = true;
+      if (raised) cancel.store(true);
+    }
+  }
+  worker.join();
+  if (raised) throw py::error_already_set();  // the handler's exception, still set
+  return done.get();                          // the scan's result, or its exception
 }
 
 // A report and the renderings Python asks of it.
@@ -82,10 +113,11 @@ struct PyReport {
 };
 
 PyReport Diagnose(const std::string& text, const std::string& name, const std::string& chip) {
-  py::gil_scoped_release unlocked;
-  Scanner scanner(BuiltinRules(), Options(chip));
-  scanner.ScanText(text, name);
-  return PyReport{scanner.Finish()};
+  return Interruptible([&](const std::atomic<bool>* cancel) {
+    Scanner scanner(BuiltinRules(), Options(chip, cancel));
+    scanner.ScanText(text, name);
+    return PyReport{scanner.Finish()};
+  });
 }
 
 // Each path scanned alone and the reports merged, as the CLI does with several files.
@@ -93,21 +125,23 @@ std::pair<PyReport, bool> ScanPaths(const std::vector<std::string>& paths, const
                                     int jobs) {
   if (jobs < 1 || jobs > 256)  // as -j: thousands of threads aborted the interpreter
     throw py::value_error("jobs=" + std::to_string(jobs) + ": give a number of threads from 1 to 256");
-  py::gil_scoped_release unlocked;
   std::vector<ScanInput> inputs;
   for (const auto& path : paths) inputs.push_back(ScanInput{path, ""});
-  bool read_all = true;
-  Report report = ScanEach(inputs, BuiltinRules(), Options(chip), jobs, STDIN_FILENO, &read_all);
-  return {PyReport{std::move(report)}, read_all};
+  return Interruptible([&](const std::atomic<bool>* cancel) {
+    bool read_all = true;
+    Report report = ScanEach(inputs, BuiltinRules(), Options(chip, cancel), jobs, STDIN_FILENO, &read_all);
+    return std::pair<PyReport, bool>{PyReport{std::move(report)}, read_all};
+  });
 }
 
 // An open descriptor (a pipe Python feeds from a remote file) scanned to its end;
 // gzip and zstd are decompressed. The flag is false when it could not be read whole.
 std::pair<PyReport, bool> ScanFd(int fd, const std::string& name, const std::string& chip) {
-  py::gil_scoped_release unlocked;
-  Scanner scanner(BuiltinRules(), Options(chip));
-  bool ok = scanner.ScanFd(fd, name);
-  return {PyReport{scanner.Finish()}, ok};
+  return Interruptible([&](const std::atomic<bool>* cancel) {
+    Scanner scanner(BuiltinRules(), Options(chip, cancel));
+    bool ok = scanner.ScanFd(fd, name);
+    return std::pair<PyReport, bool>{PyReport{scanner.Finish()}, ok};
+  });
 }
 
 // The report of an input that could not be opened at all: listed, with why.
@@ -139,14 +173,15 @@ std::string MergeJson(const std::vector<std::string>& parts, const std::string& 
 
 // (name, text) pairs, each scanned alone, then merged.
 PyReport ScanTexts(const std::vector<std::pair<std::string, std::string>>& texts, const std::string& chip) {
-  py::gil_scoped_release unlocked;
-  ReportMerger merger(BuiltinRules(), chip, texts.size() > 1);
-  for (const auto& [name, text] : texts) {
-    Scanner scanner(BuiltinRules(), Options(chip));
-    scanner.ScanText(text, name);
-    merger.Add(scanner.Finish());
-  }
-  return PyReport{merger.Finish()};
+  return Interruptible([&](const std::atomic<bool>* cancel) {
+    ReportMerger merger(BuiltinRules(), chip, texts.size() > 1);
+    for (const auto& [name, text] : texts) {
+      Scanner scanner(BuiltinRules(), Options(chip, cancel));
+      scanner.ScanText(text, name);
+      merger.Add(scanner.Finish());
+    }
+    return PyReport{merger.Finish()};
+  });
 }
 
 // A report written with --format json, read back and finished again (facts

@@ -134,3 +134,25 @@ def test_python_m_oomlens_is_the_cli():
         assert (done.returncode, done.stdout) == (code, out), args
     piped = subprocess.run([sys.executable, "-m", "oomlens"], input=SEED, capture_output=True, text=True)
     assert piped.returncode == 1 and "oversize" in piped.stdout
+
+
+def test_ctrl_c_stops_a_scan_that_would_never_end(tmp_path):
+    # A FIFO whose writer stays open: the scan waits for more forever, and Ctrl-C
+    # (SIGINT) used to be handled only once it returned.
+    fifo = tmp_path / "live.log"
+    os.mkfifo(fifo)
+    code = f"""
+import os, signal, threading, time, oomlens
+def writer():
+    fd = os.open({str(fifo)!r}, os.O_WRONLY)
+    os.write(fd, {SEED!r}.encode() + b"\\n")
+    time.sleep(3600)
+threading.Thread(target=writer, daemon=True).start()
+threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+try:
+    oomlens.scan({str(fifo)!r}, jobs=1)
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "interrupted\n"), done.stderr
