@@ -11,7 +11,9 @@
 #include "core/analyze/allocation_summary.h"
 #include "core/analyze/finish.h"
 #include "core/analyze/grouping.h"
+#include "core/input/line_reader.h"
 #include "core/model/json_depth.h"
+#include "oomlens/size.h"
 #include "oomlens/render.h"
 
 namespace oomlens {
@@ -200,20 +202,51 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
   return true;
 }
 
-// The incidents of a report, each read as the parser closes it and dropped from
-// the document: the whole document took about ten times its text (2.69 GB for a
-// 512 MiB report). Errors are kept for after the schema version is checked.
-// Floats no integer field can hold become 0: oomlens writes counts and sizes as
-// integers, and converting a negative or huge float to an integer is undefined
-// (report_fuzzer: "partitions": [-1e300]). Fractions (confidence, shares) stay.
-void ClampUnrepresentableFloats(json* j) {
+// What ReadWithinBounds changed of a report as read.
+struct Bounded {
+  uint64_t strings_cut = 0;
+  uint64_t longest = 0;  // the longest string cut, in bytes
+  std::string first;     // where the first was cut: "/incidents/3", or empty for the rest of the report
+  std::string reading;   // where the string being read is
+};
+
+// The longest string a report of a scan holds: a line of the log is read up to this.
+constexpr size_t kMaxReportString = LineReader::kDefaultMaxLine;
+
+// Makes j safe to convert, in place:
+// - Floats no integer field can hold become 0: oomlens writes counts and sizes as
+//   integers, and converting a negative or huge float to an integer is undefined
+//   (report_fuzzer: "partitions": [-1e300]). Fractions (confidence, shares) stay.
+// - A string longer than any line a scan reads came from no scan: it is cut there,
+//   at a character's start (attack review Q-H: one 200 MiB title took 1 GB to merge
+//   and was printed whole).
+void ReadWithinBounds(json* j, Bounded* bounded) {
   if (j->is_number_float()) {
     double v = j->get<double>();
     if (!(v >= 0 && v < 9.2e18)) *j = 0.0;
-    return;
+  } else if (j->is_string() && j->get_ref<const std::string&>().size() > kMaxReportString) {
+    std::string& text = j->get_ref<std::string&>();
+    if (bounded->strings_cut++ == 0) bounded->first = bounded->reading;
+    bounded->longest = std::max<uint64_t>(bounded->longest, text.size());
+    size_t end = kMaxReportString;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // not mid-character
+    text.resize(end);
+    text.shrink_to_fit();
+  } else if (j->is_structured()) {
+    for (auto& item : *j) ReadWithinBounds(&item, bounded);
   }
-  if (j->is_structured())
-    for (auto& item : *j) ClampUnrepresentableFloats(&item);
+}
+
+// The warning for the strings cut, if any.
+void ReportCutStrings(const Bounded& bounded, std::vector<Problem>* problems) {
+  if (bounded.strings_cut == 0) return;
+  problems->push_back(Problem{
+      Problem::Severity::kWarning, bounded.first.empty() ? "the report" : "the report's " + bounded.first,
+      std::to_string(bounded.strings_cut) + (bounded.strings_cut == 1 ? " string" : " strings") +
+          " longer than " + FormatSize(static_cast<int64_t>(kMaxReportString)) + " (the longest " +
+          FormatSize(static_cast<int64_t>(bounded.longest)) +
+          ") cut to that: no line oomlens reads is longer",
+      "the report was not written by an oomlens scan, or was edited; the rest of it is read as it is"});
 }
 
 // The inputs of a report, each placed by name (a name given twice: its last input).
@@ -222,8 +255,8 @@ struct ReportInputs {
   std::unordered_map<std::string, int> index;
   bool read = false;
 
-  void Read(json& j) {
-    ClampUnrepresentableFloats(&j);
+  void Read(json& j, Bounded* bounded) {
+    ReadWithinBounds(&j, bounded);
     list.clear();
     for (const auto& in : j) {
       list.push_back(InputSummary{in.value("name", ""), in.value("lines", uint64_t{0}),
@@ -270,12 +303,15 @@ class IncidentReader {
       incidents_before_inputs = true;
       return false;
     }
-    ClampUnrepresentableFloats(&parsed);
+    bounded.reading = "/incidents/" + std::to_string(count_);
+    ReadWithinBounds(&parsed, &bounded);
+    bounded.reading.clear();
     Read(parsed);
     return false;  // not kept in the document
   }
   std::vector<Incident> incidents;
   FoldedEvents folded;  // the incidents past kMaxIncidents distinct ones
+  Bounded bounded;      // what was cut of the inputs and incidents read
   bool incidents_before_inputs = false;
   std::string error;
 
@@ -283,7 +319,7 @@ class IncidentReader {
   void ReadInputs(json& j) {
     if (inputs_.read) return;  // "inputs" given twice: the first
     try {
-      inputs_.Read(j);
+      inputs_.Read(j, &bounded);
     } catch (const json::exception& e) {
       if (error.empty()) error = std::string("/inputs: malformed report: ") + e.what();
     }
@@ -400,7 +436,8 @@ bool ParseJsonReport(std::string_view text, Report* report, std::string* error) 
     *error = reader.error;
     return false;
   }
-  ClampUnrepresentableFloats(&doc);
+  Bounded bounded = reader.bounded;
+  ReadWithinBounds(&doc, &bounded);
   try {
     report->inputs = std::move(inputs.list);
     report->incidents = std::move(reader.incidents);
@@ -412,6 +449,7 @@ bool ParseJsonReport(std::string_view text, Report* report, std::string* error) 
     if (!ReadNotKept(doc, report->inputs.size(), &report->not_kept, error)) return false;
     report->not_kept.Add(reader.folded.not_kept, 0);
     reader.folded.Report(&report->problems);
+    ReportCutStrings(bounded, &report->problems);
   } catch (const json::exception& e) {
     *error = std::string("malformed report: ") + e.what();
     return false;

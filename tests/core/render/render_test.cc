@@ -193,6 +193,23 @@ TEST(ParseJsonReport, IncidentsWrittenBeforeTheInputsArePlacedByThem) {
   EXPECT_EQ(RenderedAsJson(sorted), RenderedAsJson(written));
 }
 
+TEST(ParseJsonReport, AStringLongerThanAnyLineIsCutAtACharactersStart) {
+  std::string title = "a";
+  for (int k = 0; k < (5 << 20) / 2; ++k) title += "\xC3\xA9";  // é, two bytes each: 5 MiB
+  std::string incident = R"({"kind":"k","title":")" + title + R"(","first":{"input":"a.log","line":1}})";
+  Report report;
+  std::string error;
+  ASSERT_TRUE(ParseJsonReport(ReportWith(incident), &report, &error)) << error;
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const std::string& read = report.incidents[0].title;
+  EXPECT_EQ(read.size(), (4u << 20) - 1);  // 4 MiB would split an é
+  EXPECT_EQ(read.substr(read.size() - 2), "\xC3\xA9");
+  ASSERT_EQ(report.problems.size(), 1u);
+  EXPECT_EQ(report.problems[0].where, "the report's /incidents/0");
+  EXPECT_NE(report.problems[0].message.find("1 string longer than 4.00M"), std::string::npos)
+      << report.problems[0].message;
+}
+
 TEST(ParseJsonReport, AReportWithNoInputsStillHasItsIncidents) {
   Report report;
   std::string error;
