@@ -13,6 +13,7 @@
 
 #include "oomlens/diff.h"
 #include "oomlens/fleet.h"
+#include "oomlens/gate.h"
 #include "oomlens/report.h"
 #include "oomlens/rules.h"
 #include "oomlens/version.h"
@@ -35,13 +36,14 @@ enum class ColorMode { kAuto, kAlways, kNever };
 const std::vector<std::string>& ColorModeNames();
 std::optional<ColorMode> ParseColorMode(std::string_view name);
 
-struct TextOptions {
-  bool color = false;
-  size_t max_excerpt_lines = 8;
+struct RenderOptions {
+  bool color = false;            ///< text: ANSI colours
+  size_t max_excerpt_lines = 8;  ///< text: log lines shown per incident
+  FailGate gate;                 ///< CI formats: an incident that fails it is an error, the others warnings
 };
 
 /// Human-readable report: a one-line verdict, then one block per incident.
-void RenderText(const Report& report, const TextOptions& options, std::ostream& out);
+void RenderText(const Report& report, const RenderOptions& options, std::ostream& out);
 
 /// JSON document, schema version 1 (docs/json-output.md). Always valid UTF-8.
 void RenderJson(const Report& report, std::ostream& out);
@@ -58,22 +60,25 @@ void RenderJsonl(const Report& report, std::ostream& out);
 /// Never longer than max_bytes (details are dropped first, then rows).
 void RenderMarkdown(const Report& report, std::ostream& out, size_t max_bytes = 1000 * 1000);
 
-/// GitHub Actions workflow commands (::error ...). At most 10 annotations (the
-/// runner's limit per step): with more incidents the tenth summarises the rest.
-void RenderGithub(const Report& report, std::ostream& out);
+/// GitHub Actions workflow commands: ::error for an incident that fails the gate,
+/// ::warning for one that does not. At most 10 annotations (the runner's limit per
+/// step): with more incidents the tenth summarises the rest.
+void RenderGithub(const Report& report, const FailGate& gate, std::ostream& out);
 
-/// SARIF 2.1.0: one result per incident, rule ids = cause rules.
-void RenderSarif(const Report& report, std::ostream& out);
+/// SARIF 2.1.0: one result per incident, rule ids = cause rules; a result's level
+/// is error when its incident fails the gate, else warning.
+void RenderSarif(const Report& report, const FailGate& gate, std::ostream& out);
 
-/// GitLab Code Quality JSON, with fingerprints stable across runs.
-void RenderGitlab(const Report& report, std::ostream& out);
+/// GitLab Code Quality JSON, with fingerprints stable across runs; severity
+/// critical (major for a consequence) when the incident fails the gate, else minor (info).
+void RenderGitlab(const Report& report, const FailGate& gate, std::ostream& out);
 
 /// One self-contained HTML page (inline CSS and SVG, a strict CSP, no scripts),
 /// good enough to attach to a bug report. Everything from the log is escaped.
 void RenderHtml(const Report& report, std::ostream& out);
 
-/// Renders the report in the given format; options apply to the text format.
-void RenderReport(const Report& report, Format format, const TextOptions& options, std::ostream& out);
+/// Renders the report in the given format, with the options that apply to it.
+void RenderReport(const Report& report, Format format, const RenderOptions& options, std::ostream& out);
 
 /// Whether RenderFleet writes format itself: text, json, markdown or html.
 bool FleetFormat(Format format);

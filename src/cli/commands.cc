@@ -12,6 +12,7 @@
 
 #include "oomlens/diff.h"
 #include "oomlens/fleet.h"
+#include "oomlens/gate.h"
 #include "oomlens/merge.h"
 #include "oomlens/render.h"
 #include "oomlens/rules.h"
@@ -40,14 +41,6 @@ std::string Join(const std::vector<std::string>& items, const char* separator) {
   return out;
 }
 
-std::vector<std::string> Split(const std::string& spec) {
-  std::vector<std::string> out;
-  std::stringstream in(spec);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 // Loads the built-in rules (unless disabled) and then each --rules folder.
 bool LoadRules(const Options& o, const std::vector<std::string>& extra, RuleSet* rules,
                std::vector<Problem>* problems) {
@@ -65,29 +58,11 @@ bool UseColor(const Options& o, const Console& console) {
   return console.stdout_is_terminal && !(no_color && *no_color) && !(term && std::string(term) == "dumb");
 }
 
-// The cause of an OOM the runtime recovered from (rules/causes): reported, but
-// the job went on, so it fails nothing unless --fail-on names it.
-constexpr char kRecovered[] = "recovered";
-
-// Whether the report fails the run under --fail-on: "oom" (any incident but a
-// recovered one), "never", or a list of causes and kinds.
-bool Fails(const Report& report, const std::string& spec) {
-  if (spec == "never") return false;
-  if (spec == "oom")
-    return std::any_of(report.incidents.begin(), report.incidents.end(),
-                       [](const Incident& i) { return i.diagnosis.best.cause != kRecovered; });
-  std::vector<std::string> wanted = Split(spec);
-  for (const auto& i : report.incidents) {
-    for (const auto& w : wanted)
-      if (w == i.diagnosis.best.cause || w == i.kind) return true;
-  }
-  return false;
-}
-
 void Render(const Options& o, const Report& report, std::ostream& out, const Console& console) {
-  TextOptions text;
-  text.color = UseColor(o, console);
-  RenderReport(report, o.format, text, out);
+  RenderOptions options;
+  options.color = UseColor(o, console);
+  options.gate = FailGate(o.fail_on);
+  RenderReport(report, o.format, options, out);
 }
 
 // After the report is written: its problems printed, the outcome as the exit code.
@@ -121,7 +96,7 @@ int RenderAndConclude(const Options& o, Report report, bool read_all, std::ostre
     err << "oomlens: interrupted; no report written\n";
     return kExitInterrupted;
   }
-  bool fails = Fails(report, o.fail_on);
+  bool fails = FailGate(o.fail_on).Fails(report);
   if (o.fleet) return FinishFleet(o, report, read_all, fails, out, err);
   size_t total = report.incidents.size();
   if (o.max_incidents > 0 && total > static_cast<size_t>(o.max_incidents)) {
@@ -147,14 +122,15 @@ std::string CheckFailOn(const std::string& spec, const RuleSet& rules) {
   auto known = [](const std::vector<std::string>& names, const std::string& name) {
     return std::find(names.begin(), names.end(), name) != names.end();
   };
-  for (const auto& item : Split(spec)) {
+  for (const auto& item : SplitList(spec)) {
     if (known(causes, item) || known(kinds, item)) continue;
     return "'" + item +
            "' is neither a cause nor a kind of the loaded rules (help: oom, never, or comma-separated "
            "names from 'oomlens rules list'; causes: " +
            Join(causes, ", ") + ")";
   }
-  return Split(spec).empty() ? "empty --fail-on (help: oom, never, or comma-separated causes and kinds)" : "";
+  return SplitList(spec).empty() ? "empty --fail-on (help: oom, never, or comma-separated causes and kinds)"
+                                 : "";
 }
 
 // Loads the rules for a command that writes a report; false (said why) when they,

@@ -85,7 +85,7 @@ struct PyReport {
   }
   std::string Text(bool color) const {
     std::ostringstream out;
-    TextOptions options;
+    RenderOptions options;
     options.color = color;
     RenderText(report, options, out);
     return out.str();

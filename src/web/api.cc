@@ -63,7 +63,7 @@ EMSCRIPTEN_KEEPALIVE const char* oomlens_finish(const char* format) {
   oomlens::Report report = g_scanner->Finish();
   g_scanner.reset();
   std::ostringstream out;
-  oomlens::RenderReport(report, *parsed, oomlens::TextOptions{}, out);
+  oomlens::RenderReport(report, *parsed, oomlens::RenderOptions{}, out);
   g_result = out.str();
   return g_result.c_str();
 }

@@ -166,6 +166,49 @@ TEST_F(CiTest, FailOnAndMaxIncidents) {
   EXPECT_EQ(limited.err, "oomlens: showing 2 of 3 incidents (--max-incidents)\n");
 }
 
+// The severity of each annotation, SARIF result and GitLab issue comes from the
+// gate that decides the exit code: a run that passes shows no error.
+TEST_F(CiTest, WhatDoesNotFailTheStepIsAWarningNotAnError) {
+  std::string log = ManyIncidents(3);  // oversize, each
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  Result passing = Run({"--format", "github", "--fail-on", "fragmentation", log});
+  EXPECT_EQ(passing.code, kExitNoOom);
+  EXPECT_EQ(count(passing.out, "::warning title=OOM"), 3u) << passing.out;
+  EXPECT_EQ(count(passing.out, "::error"), 0u);
+  Result failing = Run({"--format", "github", "--fail-on", "oversize", log});
+  EXPECT_EQ(failing.code, kExitOomFound);
+  EXPECT_EQ(count(failing.out, "::error title=OOM"), 3u) << failing.out;
+
+  json sarif = json::parse(Run({"--format", "sarif", "--fail-on", "never", log}).out);
+  for (const auto& result : sarif["runs"][0]["results"]) EXPECT_EQ(result["level"], "warning");
+  sarif = json::parse(Run({"--format", "sarif", log}).out);
+  for (const auto& result : sarif["runs"][0]["results"]) EXPECT_EQ(result["level"], "error");
+
+  json gitlab = json::parse(Run({"--format", "gitlab", "--fail-on", "leak", log}).out);
+  for (const auto& issue : gitlab) EXPECT_EQ(issue["severity"], "minor");
+  gitlab = json::parse(Run({"--format", "gitlab", "--fail-on", "tpu_program_load", log}).out);
+  for (const auto& issue : gitlab) EXPECT_EQ(issue["severity"], "critical");
+}
+
+// A recovered OOM passes the default gate: its annotation is a warning.
+TEST_F(CiTest, ARecoveredOomIsAWarning) {
+  std::string recovered = Write("recovered.log",
+                                "TpuLoadedExecutable::ExecutePrepareWithOomRetries attempting to defragment "
+                                "and retry after seeing error: "
+                                "RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate "
+                                "2.00G. That was not possible. "
+                                "There are 1.50G free.\n" +
+                                    Seed("jit_step", "29.49G"));
+  Result r = Run({"--format", "github", recovered});
+  EXPECT_EQ(r.code, kExitOomFound);
+  EXPECT_NE(r.out.find("::warning title=OOM%3A tpu_oom_retried recovered"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("::error title=OOM%3A E0101 oversize"), std::string::npos) << r.out;
+}
+
 // An OOM the TPU runtime recovered from (it defragmented HBM and retried) is
 // reported but fails nothing, unless --fail-on names it; a later failure does.
 TEST_F(CiTest, ARecoveredOomFailsNothingByDefault) {

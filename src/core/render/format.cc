@@ -85,15 +85,15 @@ std::string Printable(std::string_view text, bool keep_line_breaks) {
   return out;
 }
 
-void RenderReport(const Report& report, Format format, const TextOptions& options, std::ostream& out) {
+void RenderReport(const Report& report, Format format, const RenderOptions& options, std::ostream& out) {
   switch (format) {
     case Format::kText: return RenderText(report, options, out);
     case Format::kJson: return RenderJson(report, out);
     case Format::kJsonl: return RenderJsonl(report, out);
     case Format::kMarkdown: return RenderMarkdown(report, out);
-    case Format::kGithub: return RenderGithub(report, out);
-    case Format::kSarif: return RenderSarif(report, out);
-    case Format::kGitlab: return RenderGitlab(report, out);
+    case Format::kGithub: return RenderGithub(report, options.gate, out);
+    case Format::kSarif: return RenderSarif(report, options.gate, out);
+    case Format::kGitlab: return RenderGitlab(report, options.gate, out);
     case Format::kHtml: return RenderHtml(report, out);
   }
 }

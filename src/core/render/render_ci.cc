@@ -80,11 +80,14 @@ std::string Escape(const std::string& raw, bool property) {
   return out;
 }
 
-std::string Annotation(const std::string& title, const Location& where, const std::string& message) {
+// An error when it fails the step (the gate), else a warning.
+std::string Annotation(bool fails, const std::string& title, const Location& where,
+                       const std::string& message) {
   std::string file = where.input == "<stdin>" ? "" : ",file=" + Escape(where.input, true);
   std::string line = where.line > 0 ? ",line=" + std::to_string(where.line) : "";
   std::string body = Escape(message.substr(0, kMaxAnnotationBytes), false);
-  return "::error title=" + Escape(title, true) + file + line + "::" + body + "\n";
+  return std::string(fails ? "::error" : "::warning") + " title=" + Escape(title, true) + file + line +
+         "::" + body + "\n";
 }
 
 }  // namespace
@@ -121,7 +124,7 @@ void RenderMarkdown(const Report& report, std::ostream& out, size_t max_bytes) {
   out << text << (details.empty() ? "" : "\n" + details);
 }
 
-void RenderGithub(const Report& report, std::ostream& out) {
+void RenderGithub(const Report& report, const FailGate& gate, std::ostream& out) {
   size_t n = report.incidents.size();
   size_t individual = n <= kMaxAnnotations ? n : kMaxAnnotations - 1;
   for (size_t k = 0; k < individual; ++k) {
@@ -129,16 +132,18 @@ void RenderGithub(const Report& report, std::ostream& out) {
     std::string title = "OOM: " + (i.code.empty() ? i.kind : i.code) + " " + i.diagnosis.best.cause;
     std::string message = i.diagnosis.summary;
     if (!i.diagnosis.advice.empty()) message += "\nFirst step: " + i.diagnosis.advice.front();
-    out << Annotation(title, i.first, message);
+    out << Annotation(gate.Fails(i), title, i.first, message);
   }
   if (individual == n) return;
   std::string rest = std::to_string(n - individual) + " more OOM incidents:";
+  bool rest_fails = false;
   for (size_t k = individual; k < n; ++k) {
     const Incident& i = report.incidents[k];
+    rest_fails = rest_fails || gate.Fails(i);
     rest += "\n" + i.first.input + ":" + std::to_string(i.first.line) + " " +
             (i.code.empty() ? i.kind : i.code) + " " + i.diagnosis.best.cause;
   }
-  out << Annotation("OOM: " + std::to_string(n - individual) + " more incidents",
+  out << Annotation(rest_fails, "OOM: " + std::to_string(n - individual) + " more incidents",
                     report.incidents[individual].first, rest);
 }
 

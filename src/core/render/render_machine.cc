@@ -43,7 +43,7 @@ void RenderJsonl(const Report& report, std::ostream& out) {
   }
 }
 
-void RenderSarif(const Report& report, std::ostream& out) {
+void RenderSarif(const Report& report, const FailGate& gate, std::ostream& out) {
   ojson rules = ojson::array(), results = ojson::array();
   std::vector<std::string> rule_ids;
   for (const auto& i : report.incidents) {
@@ -63,7 +63,7 @@ void RenderSarif(const Report& report, std::ostream& out) {
     std::string message = (i.code.empty() ? i.kind : i.code) + ": " + d.summary;
     results.push_back(
         {{"ruleId", rule_id},
-         {"level", "error"},
+         {"level", gate.Fails(i) ? "error" : "warning"},
          {"message", {{"text", message}}},
          {"locations",
           {{{"physicalLocation",
@@ -86,7 +86,18 @@ void RenderSarif(const Report& report, std::ostream& out) {
   out << Dump(doc, 2) << "\n";
 }
 
-void RenderGitlab(const Report& report, std::ostream& out) {
+namespace {
+
+// GitLab's severities: info, minor, major, critical, blocker.
+const char* GitlabSeverity(const Incident& i, const FailGate& gate) {
+  bool root = i.consequence_of == 0;
+  if (gate.Fails(i)) return root ? "critical" : "major";
+  return root ? "minor" : "info";
+}
+
+}  // namespace
+
+void RenderGitlab(const Report& report, const FailGate& gate, std::ostream& out) {
   ojson issues = ojson::array();
   for (const auto& i : report.incidents) {
     std::string description =
@@ -95,7 +106,7 @@ void RenderGitlab(const Report& report, std::ostream& out) {
         {{"description", description},
          {"check_name", i.diagnosis.best.rule.empty() ? i.diagnosis.best.cause : i.diagnosis.best.rule},
          {"fingerprint", Fingerprint(i)},
-         {"severity", i.consequence_of == 0 ? "critical" : "major"},
+         {"severity", GitlabSeverity(i, gate)},
          {"location",
           {{"path", Uri(i.first.input)}, {"lines", {{"begin", std::max<uint64_t>(1, i.first.line)}}}}}});
   }

@@ -246,7 +246,7 @@ std::string SeriesLine(const MemorySeries& s) {
   return Printable(out);
 }
 
-void RenderIncident(const Incident& i, size_t number, const Style& style, const TextOptions& options,
+void RenderIncident(const Incident& i, size_t number, const Style& style, const RenderOptions& options,
                     std::ostream& out) {
   const Diagnosis& d = i.diagnosis;
   char confidence[16];
@@ -364,7 +364,7 @@ std::string FormatNameSet(const std::set<std::string>& names) {
   return out;
 }
 
-void RenderText(const Report& report, const TextOptions& options, std::ostream& out) {
+void RenderText(const Report& report, const RenderOptions& options, std::ostream& out) {
   Style style(options.color);
   out << style.Bold(Verdict(report)) << "\n";
   for (size_t k = 0; report.incidents.size() > 1 && k < report.incidents.size(); ++k) {

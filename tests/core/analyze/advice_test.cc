@@ -243,7 +243,7 @@ TEST_F(AdviceTest, ADifferenceBeyondSixtyFourBitsIsNotDerived) {
   const Incident& incident = report.incidents[0];
   EXPECT_EQ(incident.derived.count("shortfall_bytes"), 0u);
   std::ostringstream text;
-  RenderText(report, TextOptions{}, text);
+  RenderText(report, RenderOptions{}, text);
   EXPECT_EQ(text.str().find("8.00E short"), std::string::npos) << text.str();
   EXPECT_EQ(text.str().find("-2.00E"), std::string::npos) << text.str();
 }

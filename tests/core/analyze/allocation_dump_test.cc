@@ -59,7 +59,7 @@ TEST_F(AllocationDumpTest, FiveThousandEntriesGiveASummaryUnderFortyLines) {
   EXPECT_EQ(Derived(i, "identical_buffers_count"), 4500);
   EXPECT_EQ(i.diagnosis.best.cause, "leak");
   std::ostringstream text;
-  TextOptions options;
+  RenderOptions options;
   RenderText(report, options, text);
   std::string out = text.str();
   size_t lines = static_cast<size_t>(std::count(out.begin(), out.end(), '\n'));
