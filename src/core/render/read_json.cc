@@ -13,8 +13,8 @@
 #include "core/analyze/grouping.h"
 #include "core/input/line_reader.h"
 #include "core/model/json_depth.h"
-#include "oomlens/size.h"
 #include "oomlens/render.h"
+#include "oomlens/size.h"
 
 namespace oomlens {
 namespace {
