@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/did_you_mean.h"
 #include "cli/serve.h"
 #include "cli/version.h"
 #include "oomlens/fleet.h"
@@ -20,12 +22,77 @@
 namespace oomlens {
 namespace {
 
-// name -> value for CLI11, from the one list of names (in enum order).
-template <typename Enum>
-std::map<std::string, Enum> NameMap(const std::vector<std::string>& names) {
-  std::map<std::string, Enum> map;
-  for (size_t i = 0; i < names.size(); ++i) map[names[i]] = static_cast<Enum>(i);
-  return map;
+// "a, b or c".
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
+// A file name for a report in that format, for examples.
+std::string ExampleFile(Format format) {
+  switch (format) {
+    case Format::kText:
+    case Format::kGithub: return "oomlens.txt";
+    case Format::kMarkdown: return "summary.md";
+    case Format::kGitlab: return "gl-code-quality-report.json";
+    default: return "oomlens." + FormatName(format);
+  }
+}
+
+// The long flags of an app and its subcommands ("--format", ...).
+void LongFlags(const CLI::App& app, std::vector<std::string>* flags) {
+  for (const CLI::Option* option : app.get_options())
+    for (const auto& name : option->get_lnames()) flags->push_back("--" + name);
+  for (const CLI::App* sub : app.get_subcommands({})) LongFlags(*sub, flags);
+}
+
+// " (did you mean '--format'?)" for the first argument that looks like a long flag
+// and is none, or "".
+std::string UnknownFlagHint(const CLI::App& app, int argc, const char* const* argv) {
+  std::vector<std::string> flags;
+  LongFlags(app, &flags);
+  for (int k = 1; k < argc; ++k) {
+    std::string arg = argv[k];
+    if (arg == "--") break;
+    if (arg.rfind("--", 0) != 0) continue;
+    arg = arg.substr(0, arg.find('='));
+    if (std::find(flags.begin(), flags.end(), arg) == flags.end()) return DidYouMean(arg, flags);
+  }
+  return "";
+}
+
+// --format specs (FORMAT or FORMAT=FILE, "-" for stdout) into o: at most one for
+// stdout, each file once. Returns "" or what is wrong.
+std::string ReadOutputs(const std::vector<std::string>& specs, Options* o) {
+  bool stdout_named = false;
+  for (const auto& spec : specs) {
+    size_t equals = spec.find('=');
+    std::string name = spec.substr(0, equals);
+    std::optional<Format> format = ParseFormat(name);
+    if (!format) {
+      return "--format " + spec + ": unknown format '" + name + "'" + DidYouMean(name, FormatNames()) +
+             " (help: one of " + JoinNames(FormatNames()) + ", optionally =FILE)";
+    }
+    std::string path = equals == std::string::npos ? "-" : spec.substr(equals + 1);
+    if (path.empty()) return "--format " + spec + ": no file after '=' (help: --format " + name + "=FILE)";
+    if (path != "-") {
+      for (const auto& other : o->file_outputs)
+        if (other.path == path) return "--format: " + path + " is given twice (help: one format per file)";
+      o->file_outputs.push_back(FileOutput{*format, path});
+      continue;
+    }
+    if (stdout_named) {
+      return "--format " + spec + ": a second format for stdout (" + FormatName(o->format) +
+             " is the first) (help: give one of them a file, e.g. --format " + name + "=" +
+             ExampleFile(*format) + ")";
+    }
+    stdout_named = true;
+    o->format = *format;
+  }
+  o->to_stdout = stdout_named || o->file_outputs.empty();
+  return "";
 }
 
 }  // namespace
@@ -45,12 +112,17 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       "  oomlens diff before.log after.log         what changed between two runs\n"
       "Exit: 0 no OOM, 1 OOM found, 2 error. Docs: docs/README.md, 'man oomlens'.");
   app.add_option("files", o.files, "log files to read ('-' or none: stdin)");
-  app.add_option("-f,--format", o.format, "output format")
-      ->transform(CLI::CheckedTransformer(NameMap<Format>(FormatNames()), CLI::ignore_case))
-      ->default_str("text");
-  app.add_option("--color", o.color, "colour the text output")
-      ->transform(CLI::CheckedTransformer(NameMap<ColorMode>(ColorModeNames()), CLI::ignore_case))
-      ->default_str("auto");
+  std::vector<std::string> format_specs;
+  app.add_option("-f,--format", format_specs,
+                 "output format: " + JoinNames(FormatNames()) +
+                     " (default text); FORMAT=FILE writes it to FILE, so one run writes several "
+                     "(repeatable: --format github --format markdown=summary.md)")
+      ->type_name("FORMAT[=FILE]")
+      ->allow_extra_args(false);
+  std::string color = "auto";
+  app.add_option("--color", color,
+                 "colour the text output: " + JoinNames(ColorModeNames()) + " (default auto)")
+      ->type_name("WHEN");
   app.add_option("--rules", o.rule_dirs, "extra rule folder (repeatable); entries override built-ins by id")
       ->allow_extra_args(false);
   app.add_flag("--no-builtin-rules", o.no_builtin, "use only the --rules folders");
@@ -128,12 +200,36 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     out << VersionLine() << "\n";
     return kExitNoOom;
   } catch (const CLI::ParseError& e) {
-    err << "oomlens: error: " << e.what() << " (help: run 'oomlens --help')\n";
+    err << "oomlens: error: " << e.what() << UnknownFlagHint(app, argc, argv)
+        << " (help: run 'oomlens --help')\n";
+    return kExitError;
+  }
+  if (std::optional<ColorMode> mode = ParseColorMode(color)) {
+    o.color = *mode;
+  } else {
+    err << "oomlens: error: --color " << color << ": unknown" << DidYouMean(color, ColorModeNames())
+        << " (help: one of " << JoinNames(ColorModeNames()) << ")\n";
+    return kExitError;
+  }
+  if (std::string problem = ReadOutputs(format_specs, &o); !problem.empty()) {
+    err << "oomlens: error: " << problem << "\n";
+    return kExitError;
+  }
+  if (!o.file_outputs.empty() && !merge->parsed() && app.get_subcommands().size() > 0) {
+    err << "oomlens: error: --format FORMAT=FILE is for a scan or a merge, not '"
+        << app.get_subcommands()[0]->get_name() << "' (help: redirect its output: > FILE)\n";
     return kExitError;
   }
   if (!o.chip.empty() && !ChipCapacity(o.chip)) {
     err << "oomlens: error: --chip " << o.chip << ": unknown chip (help: one of " << KnownChips() << ")\n";
     return kExitError;
+  }
+  for (const FileOutput& output : o.file_outputs) {
+    if (o.fleet && !FleetFormat(output.format)) {
+      err << "oomlens: error: --fleet writes text, json, markdown or html, not " << FormatName(output.format)
+          << " (" << output.path << ")\n";
+      return kExitError;
+    }
   }
   if (o.fleet && !FleetFormat(o.format)) {
     err << "oomlens: error: --fleet writes text, json, markdown or html, not " << FormatName(o.format)

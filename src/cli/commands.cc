@@ -7,9 +7,12 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <sstream>
 #include <thread>
 
+#include "cli/did_you_mean.h"
 #include "oomlens/diff.h"
 #include "oomlens/fleet.h"
 #include "oomlens/gate.h"
@@ -58,13 +61,6 @@ bool UseColor(const Options& o, const Console& console) {
   return console.stdout_is_terminal && !(no_color && *no_color) && !(term && std::string(term) == "dumb");
 }
 
-void Render(const Options& o, const Report& report, std::ostream& out, const Console& console) {
-  RenderOptions options;
-  options.color = UseColor(o, console);
-  options.gate = FailGate(o.fail_on);
-  RenderReport(report, o.format, options, out);
-}
-
 // After the report is written: its problems printed, the outcome as the exit code.
 int Conclude(const Options& o, const Report& report, bool read_all, bool fails, std::ostream& out,
              std::ostream& err) {
@@ -75,36 +71,83 @@ int Conclude(const Options& o, const Report& report, bool read_all, bool fails, 
   return fails ? kExitOomFound : kExitNoOom;
 }
 
-// --fleet: the report summarised by failure across its files; --max-incidents
-// limits the failures shown.
-int FinishFleet(const Options& o, const Report& report, bool read_all, bool fails, std::ostream& out,
-                std::ostream& err) {
-  FleetReport fleet = SummarizeFleet(report);
-  size_t total = fleet.failures.size();
-  if (o.max_incidents > 0 && total > static_cast<size_t>(o.max_incidents)) {
-    fleet.failures.resize(static_cast<size_t>(o.max_incidents));
-    err << "oomlens: showing " << o.max_incidents << " of " << total << " failures (--max-incidents)\n";
+// Writes the report in a format to a stream, in colour or not.
+using WriteReport = std::function<void(Format, std::ostream&, bool color)>;
+
+}  // namespace
+
+bool ReportFiles::Open(const Options& o, std::ostream& err) {
+  for (const FileOutput& output : o.file_outputs) {
+    auto stream = std::make_unique<std::ofstream>(output.path, std::ios::binary | std::ios::trunc);
+    if (!*stream) {
+      err << "oomlens: error: --format " << FormatName(output.format) << "=" << output.path
+          << ": cannot write " << output.path << ": " << std::strerror(errno)
+          << " (help: check that its directory exists and is writable)\n";
+      return false;
+    }
+    files_.push_back({&output, std::move(stream)});
   }
-  RenderFleet(fleet, o.format, out);
-  return Conclude(o, report, read_all, fails, out, err);
+  return true;
 }
 
-// Renders, prints problems and turns the outcome into the exit code.
-int RenderAndConclude(const Options& o, Report report, bool read_all, std::ostream& out, std::ostream& err,
-                      const Console& console) {
+namespace {
+
+// Writes each file's format; false (said why) when one could not be written whole.
+bool WriteFiles(const std::vector<std::pair<const FileOutput*, std::unique_ptr<std::ofstream>>>& files,
+                const WriteReport& write, std::ostream& err) {
+  bool all = true;
+  for (const auto& [output, stream] : files) {
+    errno = 0;
+    write(output->format, *stream, /*color=*/false);
+    stream->flush();
+    if (*stream) continue;
+    err << "oomlens: error: " << output->path
+        << ": writing the report failed: " << (errno ? std::strerror(errno) : "unknown error")
+        << " (help: free space where it goes, or write elsewhere)\n";
+    all = false;
+  }
+  return all;
+}
+
+// Renders (to stdout and the --format files), prints problems and turns the
+// outcome into the exit code. With --fleet the report is summarised by failure
+// across its files first; --max-incidents limits the incidents (failures) shown.
+int RenderAndConclude(const Options& o, Report report, bool read_all, const ReportFiles& files,
+                      std::ostream& out, std::ostream& err, const Console& console) {
   if (report.interrupted) {
     err << "oomlens: interrupted; no report written\n";
     return kExitInterrupted;
   }
-  bool fails = FailGate(o.fail_on).Fails(report);
-  if (o.fleet) return FinishFleet(o, report, read_all, fails, out, err);
-  size_t total = report.incidents.size();
-  if (o.max_incidents > 0 && total > static_cast<size_t>(o.max_incidents)) {
-    report.incidents.resize(static_cast<size_t>(o.max_incidents));
-    err << "oomlens: showing " << o.max_incidents << " of " << total << " incidents (--max-incidents)\n";
+  FailGate gate(o.fail_on);
+  bool fails = gate.Fails(report);
+  size_t limit = o.max_incidents > 0 ? static_cast<size_t>(o.max_incidents) : SIZE_MAX;
+  FleetReport fleet;
+  WriteReport write;
+  if (o.fleet) {
+    fleet = SummarizeFleet(report);
+    if (fleet.failures.size() > limit) {
+      err << "oomlens: showing " << limit << " of " << fleet.failures.size()
+          << " failures (--max-incidents)\n";
+      fleet.failures.resize(limit);
+    }
+    write = [&fleet](Format format, std::ostream& stream, bool) { RenderFleet(fleet, format, stream); };
+  } else {
+    if (report.incidents.size() > limit) {
+      err << "oomlens: showing " << limit << " of " << report.incidents.size()
+          << " incidents (--max-incidents)\n";
+      report.incidents.resize(limit);
+    }
+    write = [&report, &gate](Format format, std::ostream& stream, bool color) {
+      RenderOptions options;
+      options.color = color;
+      options.gate = gate;
+      RenderReport(report, format, options, stream);
+    };
   }
-  Render(o, report, out, console);
-  return Conclude(o, report, read_all, fails, out, err);
+  if (o.to_stdout) write(o.format, out, UseColor(o, console));
+  bool written = WriteFiles(files.files(), write, err);
+  int code = Conclude(o, report, read_all, fails, out, err);
+  return written ? code : kExitError;
 }
 
 }  // namespace
@@ -124,9 +167,10 @@ std::string CheckFailOn(const std::string& spec, const RuleSet& rules) {
   };
   for (const auto& item : SplitList(spec)) {
     if (known(causes, item) || known(kinds, item)) continue;
-    return "'" + item +
-           "' is neither a cause nor a kind of the loaded rules (help: oom, never, or comma-separated "
-           "names from 'oomlens rules list'; causes: " +
+    std::vector<std::string> names = causes;
+    names.insert(names.end(), kinds.begin(), kinds.end());
+    return "'" + item + "' is neither a cause nor a kind of the loaded rules" + DidYouMean(item, names) +
+           " (help: oom, never, or comma-separated names from 'oomlens rules list'; causes: " +
            Join(causes, ", ") + ")";
   }
   return SplitList(spec).empty() ? "empty --fail-on (help: oom, never, or comma-separated causes and kinds)"
@@ -166,6 +210,8 @@ int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Consol
     }
     args.push_back("-");
   }
+  ReportFiles report_files;
+  if (!report_files.Open(o, err)) return kExitError;
   std::vector<InputFile> files;
   std::string error;
   InputOptions inputs = o.inputs;
@@ -182,14 +228,14 @@ int RunScan(const Options& o, std::ostream& out, std::ostream& err, const Consol
   if (files.size() > 1) {  // each file is scanned alone and the reports merged, whatever -j (docs/cli.md)
     int threads = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), files.size()));
     Report report = ScanEach(files, rules, options, threads, console.stdin_fd, &read_all);
-    return RenderAndConclude(o, std::move(report), read_all, out, err, console);
+    return RenderAndConclude(o, std::move(report), read_all, report_files, out, err, console);
   }
   options.read_ahead = jobs > 1;  // one file: a second thread reads it and finds the candidate lines
   Scanner scanner(rules, options);
   const InputFile& f = files.front();
   read_all =
       f.path == "-" ? scanner.ScanFd(console.stdin_fd, "<stdin>", f.host) : scanner.ScanFile(f.path, f.host);
-  return RenderAndConclude(o, scanner.Finish(), read_all, out, err, console);
+  return RenderAndConclude(o, scanner.Finish(), read_all, report_files, out, err, console);
 }
 
 namespace {
@@ -207,6 +253,8 @@ int OpenInput(const std::string& path, std::string* error) {
 int RunMerge(const Options& o, std::ostream& out, std::ostream& err, const Console& console) {
   RuleSet rules;
   if (!LoadRulesForReport(o, &rules, err)) return kExitError;
+  ReportFiles report_files;
+  if (!report_files.Open(o, err)) return kExitError;
   ReportMerger merger(rules, o.chip, o.reports.size() > 1);  // one report held at a time
   for (const auto& path : o.reports) {
     Report part;
@@ -224,7 +272,7 @@ int RunMerge(const Options& o, std::ostream& out, std::ostream& err, const Conso
   Report merged = merger.Finish();
   bool read_all = true;
   for (const auto& in : merged.inputs) read_all = read_all && in.ok;
-  return RenderAndConclude(o, std::move(merged), read_all, out, err, console);
+  return RenderAndConclude(o, std::move(merged), read_all, report_files, out, err, console);
 }
 
 namespace {
@@ -323,8 +371,12 @@ int RunExplain(const Options& o, const std::string& topic, std::ostream& out, st
   RuleSet rules;
   bool ok = LoadRulesAndSay(o, &rules, err);
   if (!RenderExplanation(rules, topic, out)) {
-    err << "oomlens: error: explain " << topic
-        << ": no error code, kind or cause of that name (help: try E0101, "
+    std::vector<std::string> topics = rules.Causes(), kinds = rules.IncidentKinds();
+    topics.insert(topics.end(), kinds.begin(), kinds.end());
+    for (const char* code : {"E0100", "E0101", "E1000", "E1001"}) topics.push_back(code);
+    err << "oomlens: error: explain " << topic << ": no error code, kind or cause of that name"
+        << DidYouMean(topic, topics)
+        << " (help: try E0101, "
            "E0100, E1000, E1001, pytorch_cuda, bfc_allocator, fragmentation, or see 'oomlens rules list')\n";
     return kExitError;
   }

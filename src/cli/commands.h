@@ -2,8 +2,11 @@
 #ifndef OOMLENS_CLI_COMMANDS_H_
 #define OOMLENS_CLI_COMMANDS_H_
 
+#include <fstream>
+#include <memory>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/console.h"
@@ -13,9 +16,17 @@
 
 namespace oomlens {
 
+/// A report written to a file: `--format FORMAT=FILE`.
+struct FileOutput {
+  Format format;
+  std::string path;
+};
+
 struct Options {
   std::vector<std::string> files;
-  Format format = Format::kText;
+  Format format = Format::kText;  // what stdout gets
+  bool to_stdout = true;          // false when every --format names a file
+  std::vector<FileOutput> file_outputs;
   ColorMode color = ColorMode::kAuto;
   std::vector<std::string> rule_dirs;
   bool no_builtin = false;
@@ -28,6 +39,20 @@ struct Options {
   bool fleet = false;     // summarise by failure across files (docs/fleet.md)
   std::vector<std::string> check_dirs;
   std::vector<std::string> reports;  // for merge, and the two sides of diff
+};
+
+/// The files --format FORMAT=FILE writes, opened (and emptied) before a scan, so
+/// that one that cannot be written fails at once, not after a 2 GB scan.
+class ReportFiles {
+ public:
+  /// False (said why on err) when one cannot be opened for writing.
+  bool Open(const Options& o, std::ostream& err);
+  const std::vector<std::pair<const FileOutput*, std::unique_ptr<std::ofstream>>>& files() const {
+    return files_;
+  }
+
+ private:
+  std::vector<std::pair<const FileOutput*, std::unique_ptr<std::ofstream>>> files_;
 };
 
 /// Loads the built-in rules (unless --no-builtin-rules) and the --rules folders,

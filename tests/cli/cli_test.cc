@@ -117,6 +117,73 @@ TEST(Cli, HelpFitsAScreenAndListsTheSubcommands) {
   }
 }
 
+TEST(Cli, HelpIsWrittenForPeopleNotByTheParser) {
+  CliRun help = Cli({"--help"});
+  EXPECT_EQ(help.out.find("->"), std::string::npos) << "no enum map: " << help.out;
+  EXPECT_EQ(help.out.find("ENUM"), std::string::npos);
+  EXPECT_NE(help.out.find("-f,--format FORMAT[=FILE]"), std::string::npos);
+  EXPECT_NE(help.out.find("text, json, jsonl, markdown, github, sarif, gitlab or html"), std::string::npos);
+  EXPECT_NE(help.out.find("--color WHEN"), std::string::npos);
+}
+
+TEST(Cli, AMistypedNameGetsTheNameItWasMeantToBe) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string hint;
+  };
+  for (const Case& c :
+       std::vector<Case>{{{"--formt", "json", kExample}, "(did you mean '--format'?)"},
+                         {{"--format", "jsno", kExample}, "(did you mean 'json'?)"},
+                         {{"--format", "SARFI", kExample}, "(did you mean 'sarif'?)"},
+                         {{"--color", "alway", kExample}, "(did you mean 'always'?)"},
+                         {{"--fail-on", "fragmentaton", kExample}, "(did you mean 'fragmentation'?)"},
+                         {{"explain", "E0110"}, "(did you mean 'E0100'?)"},
+                         {{"explain", "pytorch_cdua"}, "(did you mean 'pytorch_cuda'?)"}}) {
+    CliRun r = Cli(c.args);
+    EXPECT_EQ(r.code, kExitError) << c.args[1];
+    EXPECT_NE(r.err.find(c.hint), std::string::npos) << r.err;
+  }
+  CliRun far = Cli({"--format", "yaml", kExample});  // nothing close: no guess
+  EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+}
+
+// One scan writes several formats (--format FORMAT=FILE), each as a run of its own would.
+TEST(Cli, OneRunWritesEveryFormatItIsGiven) {
+  ScratchDir dir;
+  std::string md = dir.path() + "/summary.md", sarif = dir.path() + "/o.sarif", json = dir.path() + "/r.json";
+  CliRun all = Cli({"--format", "github", "--format", "markdown=" + md, "--format", "sarif=" + sarif,
+                    "--format", "JSON=" + json, kExample});
+  EXPECT_EQ(all.code, kExitOomFound) << all.err;
+  EXPECT_EQ(all.out, Cli({"--format", "github", kExample}).out);
+  EXPECT_EQ(ReadFile(md), Cli({"--format", "markdown", kExample}).out);
+  EXPECT_EQ(ReadFile(sarif), Cli({"--format", "sarif", kExample}).out);
+  EXPECT_EQ(ReadFile(json), Cli({"--format", "json", kExample}).out);
+  CliRun files_only = Cli({"--format", "text=" + dir.path() + "/t.txt", kExample});
+  EXPECT_EQ(files_only.out, "") << "every format has a file: stdout gets none";
+  EXPECT_EQ(ReadFile(dir.path() + "/t.txt"), Cli({"--color", "never", kExample}).out);
+}
+
+TEST(Cli, OutputsThatCannotBeAreRefusedBeforeTheScan) {
+  ScratchDir dir;
+  struct Case {
+    std::vector<std::string> args;
+    std::string error;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"--format", "json", "--format", "text", kExample},
+            "a second format for stdout (json is the first)"},
+           {{"--format", "json=a.json", "--format", "sarif=a.json", kExample}, "a.json is given twice"},
+           {{"--format", "json=", kExample}, "no file after '='"},
+           {{"--format", "json=/nonexistent/dir/r.json", kExample}, "cannot write /nonexistent/dir/r.json"},
+           {{"--fleet", "--format", "sarif=" + dir.path() + "/x", kExample}, "--fleet writes text, json"},
+           {{"diff", kExample, kExample, "--format", "json=" + dir.path() + "/d.json"}, "not 'diff'"}}) {
+    CliRun r = Cli(c.args);
+    EXPECT_EQ(r.code, kExitError);
+    EXPECT_NE(r.err.find(c.error), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << "refused before anything was scanned";
+  }
+}
+
 TEST(Cli, VersionNamesReleaseRevisionAndRules) {
   CliRun version = Cli({"--version"});
   EXPECT_EQ(version.code, kExitNoOom);
