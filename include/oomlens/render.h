@@ -39,6 +39,7 @@ std::optional<ColorMode> ParseColorMode(std::string_view name);
 struct RenderOptions {
   bool color = false;            ///< text: ANSI colours
   size_t max_excerpt_lines = 8;  ///< text: log lines shown per incident
+  size_t incidents_total = 0;    ///< before --max-incidents cut the list: the first line says both
   FailGate gate;                 ///< CI formats: an incident that fails it is an error, the others warnings
 };
 
@@ -58,7 +59,9 @@ void RenderJsonl(const Report& report, std::ostream& out);
 /// A Markdown report for $GITHUB_STEP_SUMMARY or merge-request comments: a table
 /// of incidents, then evidence, advice and excerpts in collapsible sections.
 /// Never longer than max_bytes (details are dropped first, then rows).
-void RenderMarkdown(const Report& report, std::ostream& out, size_t max_bytes = 1000 * 1000);
+/// incidents_total: how many there were before --max-incidents cut the list.
+void RenderMarkdown(const Report& report, std::ostream& out, size_t max_bytes = 1000 * 1000,
+                    size_t incidents_total = 0);
 
 /// GitHub Actions workflow commands: ::error for an incident that fails the gate,
 /// ::warning for one that does not. At most 10 annotations (the runner's limit per
@@ -75,7 +78,7 @@ void RenderGitlab(const Report& report, const FailGate& gate, std::ostream& out)
 
 /// One self-contained HTML page (inline CSS and SVG, a strict CSP, no scripts),
 /// good enough to attach to a bug report. Everything from the log is escaped.
-void RenderHtml(const Report& report, std::ostream& out);
+void RenderHtml(const Report& report, std::ostream& out, size_t incidents_total = 0);
 
 /// Renders the report in the given format, with the options that apply to it.
 void RenderReport(const Report& report, Format format, const RenderOptions& options, std::ostream& out);
@@ -106,6 +109,11 @@ std::string HtmlEscape(const std::string& text);
 /// means: the numbers read, the causes told apart with their conditions, advice
 /// and docs, all from the rules. Returns false when rules know no such topic.
 bool RenderExplanation(const RuleSet& rules, const std::string& topic, std::ostream& out);
+
+/// 1234567 -> "1,234,567"
+std::string GroupedCount(uint64_t n);
+/// "1 line", "8,779,321 lines".
+std::string Counted(uint64_t n, const char* one, const char* many);
 
 /// "0-255 (256)", "0,2,4-6 (5)", "34".
 std::string FormatIdSet(const std::set<int64_t>& ids);

@@ -188,6 +188,11 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   merge->fallthrough();  // --format, --rules ... may come after the subcommand
   diff->fallthrough();
 
+  if (argc == 2 && std::string(argv[1]) == "help" &&
+      ::access("help", F_OK) != 0) {  // as git and cargo take it
+    out << app.help();
+    return kExitNoOom;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -132,15 +132,16 @@ int RenderAndConclude(const Options& o, Report report, bool read_all, const Repo
     }
     write = [&fleet](Format format, std::ostream& stream, bool) { RenderFleet(fleet, format, stream); };
   } else {
-    if (report.incidents.size() > limit) {
-      err << "oomlens: showing " << limit << " of " << report.incidents.size()
-          << " incidents (--max-incidents)\n";
+    size_t total = report.incidents.size();
+    if (total > limit) {
+      err << "oomlens: showing " << limit << " of " << total << " incidents (--max-incidents)\n";
       report.incidents.resize(limit);
     }
-    write = [&report, &gate](Format format, std::ostream& stream, bool color) {
+    write = [&report, &gate, total](Format format, std::ostream& stream, bool color) {
       RenderOptions options;
       options.color = color;
       options.gate = gate;
+      options.incidents_total = total;
       RenderReport(report, format, options, stream);
     };
   }

@@ -121,7 +121,7 @@ TEST_F(CiTest, JsonlIsOneIncidentPerLine) {
 TEST_F(CiTest, MarkdownStaysUnderOneMebibyte) {
   Result r = Run({"--format", "markdown", ManyIncidents(5000)});
   EXPECT_LT(r.out.size(), 1000u * 1000u);
-  EXPECT_EQ(r.out.rfind("## oomlens: 5000 OOM incidents", 0), 0u);
+  EXPECT_EQ(r.out.rfind("## oomlens: 5,000 OOM incidents", 0), 0u);
   EXPECT_NE(r.out.find("more incidents not shown (size limit)"), std::string::npos);
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -46,6 +47,47 @@ TEST(Cli, MissingFileIsAnErrorButOtherFilesAreStillRead) {
   EXPECT_EQ(r.code, kExitError);
   EXPECT_EQ(r.err, "oomlens: error: /nonexistent.log: No such file or directory (help: check the path)\n");
   EXPECT_NE(r.out.find("\"occurrences\": 256"), std::string::npos);
+}
+
+// The first line says what was found and what was read; it never claims a verdict
+// on nothing (newcomer review, issue 32 item 8).
+TEST(Cli, TheFirstLineSaysWhatWasReadAndWhatWasFound) {
+  CliRun missing = Cli({"/nonexistent.log"});
+  EXPECT_EQ(missing.code, kExitError);
+  EXPECT_EQ(missing.out.substr(0, missing.out.find('\n')),
+            "oomlens: no verdict: nothing was read (/nonexistent.log could not be read)");
+  CliRun directory = Cli({kSource + "/testdata/examples"});
+  EXPECT_EQ(directory.code, kExitError);
+  EXPECT_NE(directory.out.find("oomlens: no verdict: nothing was read"), std::string::npos) << directory.out;
+  CliRun one_missing = Cli({"/nonexistent.log", kExample});
+  EXPECT_NE(one_missing.out.find("(1,260 lines); 1 input could not be read"), std::string::npos)
+      << one_missing.out;
+  CliRun one_line = Cli({kSource + "/testdata/logs/negative/quota_429_resource_exhausted.log"});
+  EXPECT_NE(one_line.out.find("(1 line)\n"), std::string::npos) << one_line.out;
+}
+
+TEST(Cli, AShortenedListStillCountsEveryIncident) {
+  std::string log = ::testing::TempDir() + "/three_oversize.log";
+  {
+    std::ofstream out(log);
+    for (int k = 1; k <= 3; ++k)
+      out << "RESOURCE_EXHAUSTED: Error loading program 'jit_p" << k
+          << "': Attempting to reserve 40.00G at the bottom of memory. That was not possible. There are "
+             "10.00G free, 0B reserved, and 10.00G reservable.\n";
+  }
+  CliRun r = Cli({"--max-incidents", "1", log});
+  EXPECT_EQ(r.out.substr(0, r.out.find(" in ")),
+            "oomlens: 3 OOM incidents (the first 1 shown: --max-incidents)");
+  CliRun md = Cli({"--max-incidents", "1", "--format", "markdown", log});
+  EXPECT_EQ(md.out.substr(0, md.out.find('\n')),
+            "## oomlens: 3 OOM incidents (the first 1 shown: --max-incidents)");
+}
+
+TEST(Cli, HelpAsAWordPrintsTheHelp) {
+  CliRun r = Cli({"help"});
+  EXPECT_EQ(r.code, kExitNoOom);
+  EXPECT_EQ(r.out.find("no OOM found"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Usage"), std::string::npos) << r.out;
 }
 
 TEST(Cli, TerminalStdinWithoutFilesTakesAPaste) {

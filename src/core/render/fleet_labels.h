@@ -10,8 +10,6 @@
 
 namespace oomlens {
 
-/// 1234567 -> "1,234,567"
-std::string GroupedCount(uint64_t n);
 /// "5,000 jobs, 1,234 with an OOM; 9,876 OOM messages in 42 distinct failures"
 std::string FleetHeadline(const FleetReport& fleet);
 /// "oversize · tpu_program_load E0101 · program jit_step · hbm"

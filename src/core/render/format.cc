@@ -57,6 +57,19 @@ bool IsBidiControl(std::string_view utf8) {
 
 }  // namespace
 
+std::string GroupedCount(uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t k = 0; k < digits.size(); ++k) {
+    if (k > 0 && (digits.size() - k) % 3 == 0) out += ',';
+    out += digits[k];
+  }
+  return out;
+}
+
+std::string Counted(uint64_t n, const char* one, const char* many) {
+  return GroupedCount(n) + " " + (n == 1 ? one : many);
+}
+
 std::string Printable(std::string_view text, bool keep_line_breaks) {
   std::string out;
   out.reserve(text.size());
@@ -90,11 +103,11 @@ void RenderReport(const Report& report, Format format, const RenderOptions& opti
     case Format::kText: return RenderText(report, options, out);
     case Format::kJson: return RenderJson(report, out);
     case Format::kJsonl: return RenderJsonl(report, out);
-    case Format::kMarkdown: return RenderMarkdown(report, out);
+    case Format::kMarkdown: return RenderMarkdown(report, out, 1000 * 1000, options.incidents_total);
     case Format::kGithub: return RenderGithub(report, options.gate, out);
     case Format::kSarif: return RenderSarif(report, options.gate, out);
     case Format::kGitlab: return RenderGitlab(report, options.gate, out);
-    case Format::kHtml: return RenderHtml(report, out);
+    case Format::kHtml: return RenderHtml(report, out, options.incidents_total);
   }
 }
 

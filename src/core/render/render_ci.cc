@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/render/markdown_cell.h"
+#include "core/render/verdict.h"
 #include "oomlens/render.h"
 #include "oomlens/size.h"
 
@@ -92,11 +93,10 @@ std::string Annotation(bool fails, const std::string& title, const Location& whe
 
 }  // namespace
 
-void RenderMarkdown(const Report& report, std::ostream& out, size_t max_bytes) {
+void RenderMarkdown(const Report& report, std::ostream& out, size_t max_bytes, size_t incidents_total) {
   std::ostringstream head;
   size_t n = report.incidents.size();
-  head << "## oomlens: "
-       << (n == 0 ? "no OOM found" : std::to_string(n) + " OOM incident" + (n == 1 ? "" : "s")) << "\n\n";
+  head << "## oomlens: " << MarkdownCell(VerdictFound(report, incidents_total)) << "\n\n";
   if (n > 0) {
     head << "| # | failure | cause | summary | numbers | seen |\n|---|---|---|---|---|---|\n";
   }

@@ -16,10 +16,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-std::string Plural(uint64_t n, const char* one, const char* many) {
-  return GroupedCount(n) + " " + (n == 1 ? one : many);
-}
-
 void TextTotals(const char* title, const std::vector<FleetTotal>& totals, bool jobs, std::ostream& out) {
   if (totals.empty()) return;
   out << "\n" << title << "\n";
@@ -28,9 +24,9 @@ void TextTotals(const char* title, const std::vector<FleetTotal>& totals, bool j
   for (const auto& t : totals) {
     std::string key = Printable(t.key);
     out << "  " << key << std::string(width - key.size(), ' ');
-    if (jobs) out << "  " << Plural(t.jobs, "job", "jobs") << ",";
-    out << "  " << Plural(t.failures, "failure", "failures") << ", "
-        << Plural(t.occurrences, "message", "messages") << "\n";
+    if (jobs) out << "  " << Counted(t.jobs, "job", "jobs") << ",";
+    out << "  " << Counted(t.failures, "failure", "failures") << ", "
+        << Counted(t.occurrences, "message", "messages") << "\n";
   }
 }
 
@@ -39,8 +35,8 @@ void RenderFleetText(const FleetReport& f, std::ostream& out) {
   for (size_t k = 0; k < f.failures.size(); ++k) {
     const FleetFailure& failure = f.failures[k];
     out << "\n" << k + 1 << ". " << Printable(FleetIdentity(failure)) << "\n";
-    out << "   " << Plural(failure.jobs, "job", "jobs") << ", "
-        << Plural(failure.occurrences, "message", "messages");
+    out << "   " << Counted(failure.jobs, "job", "jobs") << ", "
+        << Counted(failure.occurrences, "message", "messages");
     if (!FleetWhen(failure).empty()) out << ", " << FleetWhen(failure);
     out << "\n   " << Printable(failure.message) << "\n";
     if (!failure.figures.empty()) out << "   " << FleetFigures(failure) << "\n";
@@ -154,15 +150,6 @@ void RenderFleetJson(const FleetReport& f, std::ostream& out) {
 
 }  // namespace
 
-std::string GroupedCount(uint64_t n) {
-  std::string digits = std::to_string(n), out;
-  for (size_t k = 0; k < digits.size(); ++k) {
-    if (k > 0 && (digits.size() - k) % 3 == 0) out += ',';
-    out += digits[k];
-  }
-  return out;
-}
-
 namespace {
 std::string Interrupted(const FleetReport& f) {
   return f.interrupted ? " (interrupted: not every log was read)" : "";
@@ -170,10 +157,10 @@ std::string Interrupted(const FleetReport& f) {
 }  // namespace
 
 std::string FleetHeadline(const FleetReport& f) {
-  std::string line = Plural(f.jobs, "job", "jobs") + ", " + GroupedCount(f.jobs_with_oom) + " with an OOM";
+  std::string line = Counted(f.jobs, "job", "jobs") + ", " + GroupedCount(f.jobs_with_oom) + " with an OOM";
   if (f.jobs_unreadable > 0) line += ", " + GroupedCount(f.jobs_unreadable) + " not read whole";
-  line += "; " + Plural(f.occurrences, "OOM message", "OOM messages");
-  std::string failures = Plural(f.failures.size(), "distinct failure", "distinct failures");
+  line += "; " + Counted(f.occurrences, "OOM message", "OOM messages");
+  std::string failures = Counted(f.failures.size(), "distinct failure", "distinct failures");
   if (f.occurrences_not_grouped == 0) return line + " in " + failures + Interrupted(f);
   // Past the incidents a report keeps (attack review W1): counted, and said to be in no table.
   return line + ", " + GroupedCount(f.occurrences - f.occurrences_not_grouped) + " of them in " + failures +

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/analyze/allocation_summary.h"
+#include "core/render/verdict.h"
 #include "oomlens/render.h"
 #include "oomlens/size.h"
 
@@ -226,15 +227,17 @@ std::string HtmlEscape(const std::string& text) {
   return out;
 }
 
-void RenderHtml(const Report& report, std::ostream& out) {
+void RenderHtml(const Report& report, std::ostream& out, size_t incidents_total) {
   size_t n = report.incidents.size();
-  std::string verdict = n == 0 ? "no OOM found" : std::to_string(n) + " OOM incident" + (n == 1 ? "" : "s");
+  std::string verdict = HtmlEscape(VerdictFound(report, incidents_total));
   out << "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
       << "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src "
          "'unsafe-inline'; img-src data:\">"
       << "<title>oomlens: " << verdict << "</title><style>" << kStyle << "</style></head><body>\n"
       << "<h1>oomlens: " << verdict << "</h1>\n<p class='muted'>";
-  for (const auto& in : report.inputs) out << HtmlEscape(in.name) << " (" << in.lines << " lines) ";
+  for (const auto& in : report.inputs)
+    out << HtmlEscape(in.name) << " ("
+        << (in.ok || in.bytes > 0 ? Counted(in.lines, "line", "lines") : "not read") << ") ";
   out << "</p>\n";
   for (size_t k = 0; k < n; ++k) RenderIncidentHtml(report.incidents[k], k + 1, out);
   out << "<p class='muted'>oomlens " << Version() << "</p></body></html>\n";

@@ -8,6 +8,7 @@
 #include "core/model/ascii.h"
 #include "core/model/fact_values.h"
 #include "core/model/from_chars.h"
+#include "core/render/verdict.h"
 #include "oomlens/render.h"
 #include "oomlens/size.h"
 
@@ -83,15 +84,8 @@ std::string WhereLine(const Incident& i) {
   return Printable(out);
 }
 
-std::string Verdict(const Report& report) {
-  uint64_t lines = 0;
-  for (const auto& in : report.inputs) lines += in.lines;
-  std::string inputs =
-      report.inputs.size() == 1 ? report.inputs[0].name : std::to_string(report.inputs.size()) + " inputs";
-  std::string read = " in " + Printable(inputs) + " (" + std::to_string(lines) + " lines)";
-  size_t n = report.incidents.size();
-  if (n == 0) return "oomlens: no OOM found" + read;
-  return "oomlens: " + std::to_string(n) + " OOM incident" + (n == 1 ? "" : "s") + read;
+std::string Verdict(const Report& report, size_t total) {
+  return "oomlens: " + VerdictFound(report, total) + Printable(VerdictRead(report));
 }
 
 const FactValue* Field(const Allocation& a, const char* name) {
@@ -366,7 +360,7 @@ std::string FormatNameSet(const std::set<std::string>& names) {
 
 void RenderText(const Report& report, const RenderOptions& options, std::ostream& out) {
   Style style(options.color);
-  out << style.Bold(Verdict(report)) << "\n";
+  out << style.Bold(Verdict(report, options.incidents_total)) << "\n";
   for (size_t k = 0; report.incidents.size() > 1 && k < report.incidents.size(); ++k) {
     const Incident& i = report.incidents[k];
     out << "  [" << k + 1 << "] " << Printable(i.code.empty() ? i.kind : i.code) << ": ";

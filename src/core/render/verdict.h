@@ -1,0 +1,24 @@
+// Internal: the first line of a report (text, Markdown, HTML), in one place, so the
+// formats agree on what was found and what was read.
+#ifndef OOMLENS_CORE_RENDER_VERDICT_H_
+#define OOMLENS_CORE_RENDER_VERDICT_H_
+
+#include <cstddef>
+#include <string>
+
+#include "oomlens/report.h"
+
+namespace oomlens {
+
+/// "1 OOM incident", "no OOM found", "74 OOM incidents (the first 1 shown:
+/// --max-incidents)" when the list was cut from `total`; "no verdict" when no input
+/// could be read at all (a missing file, a directory without -r). Raw: callers escape.
+std::string VerdictFound(const Report& report, size_t total);
+
+/// " in a.log (1,260 lines)", " in 3 inputs (9,120 lines); 1 input could not be
+/// read", or ": nothing was read (help could not be read)". Raw.
+std::string VerdictRead(const Report& report);
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_CORE_RENDER_VERDICT_H_
