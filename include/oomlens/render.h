@@ -106,9 +106,10 @@ std::string Printable(std::string_view text, bool keep_line_breaks = false);
 std::string HtmlEscape(const std::string& text);
 
 /// What an error code (E0101), a kind (pytorch_cuda) or a cause (fragmentation)
-/// means: the numbers read, the causes told apart with their conditions, advice
-/// and docs, all from the rules. Returns false when rules know no such topic.
-bool RenderExplanation(const RuleSet& rules, const std::string& topic, std::ostream& out);
+/// means, from the rules: what it is, where to read more and the causes told apart,
+/// a sentence each; with detail also the numbers read and each rule's condition,
+/// advice and docs. Returns false when rules know no such topic.
+bool RenderExplanation(const RuleSet& rules, const std::string& topic, bool detail, std::ostream& out);
 
 /// 1234567 -> "1,234,567"
 std::string GroupedCount(uint64_t n);

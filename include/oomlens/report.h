@@ -81,6 +81,7 @@ struct Consideration {
 /// What oomlens concludes about one incident.
 struct Diagnosis {
   CauseMatch best;
+  std::string rule_description;  ///< what best.rule means in general, no figures (SARIF's fullDescription)
   std::vector<CauseMatch> alternatives;  ///< other rules that matched, best first
   std::string summary;
   std::vector<std::string> evidence;

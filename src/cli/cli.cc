@@ -157,6 +157,9 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   CLI::App* explain = app.add_subcommand("explain", "what an error code, kind or cause means (e.g. E0101)");
   std::string topic;
   explain->add_option("topic", topic, "E0100, E0101, E1000, E1001, a kind or a cause")->required();
+  bool explain_detail = false;
+  explain->add_flag("--detail", explain_detail,
+                    "also the figures read, each rule's condition and every tip it can give");
   CLI::App* serve = app.add_subcommand("serve", "a local web page to paste a log into, and a JSON API");
   ServeOptions serve_options;
   serve->add_option("--listen", serve_options.listen,
@@ -244,7 +247,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   if (merge->parsed()) return RunMerge(o, out, err, console);
   if (diff->parsed()) return RunDiff(o, out, err);
   if (serve->parsed()) return RunServe(o, serve_options, out, err, console);
-  if (explain->parsed()) return RunExplain(o, topic, out, err);
+  if (explain->parsed()) return RunExplain(o, topic, explain_detail, out, err);
   if (list->parsed()) return RunRulesList(o, out, err);
   if (check->parsed()) return RunRulesCheck(o, out, err);
   if (facts->parsed()) return RunRulesFacts(out);

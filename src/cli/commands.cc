@@ -368,10 +368,11 @@ int RunRulesFacts(std::ostream& out) {
   return kExitNoOom;
 }
 
-int RunExplain(const Options& o, const std::string& topic, std::ostream& out, std::ostream& err) {
+int RunExplain(const Options& o, const std::string& topic, bool detail, std::ostream& out,
+               std::ostream& err) {
   RuleSet rules;
   bool ok = LoadRulesAndSay(o, &rules, err);
-  if (!RenderExplanation(rules, topic, out)) {
+  if (!RenderExplanation(rules, topic, detail, out)) {
     std::vector<std::string> topics = rules.Causes(), kinds = rules.IncidentKinds();
     topics.insert(topics.end(), kinds.begin(), kinds.end());
     for (const char* code : {"E0100", "E0101", "E1000", "E1001"}) topics.push_back(code);

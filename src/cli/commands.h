@@ -66,7 +66,7 @@ int RunDiff(const Options& o, std::ostream& out, std::ostream& err);
 int RunRulesList(const Options& o, std::ostream& out, std::ostream& err);
 int RunRulesCheck(const Options& o, std::ostream& out, std::ostream& err);
 int RunRulesFacts(std::ostream& out);
-int RunExplain(const Options& o, const std::string& topic, std::ostream& out, std::ostream& err);
+int RunExplain(const Options& o, const std::string& topic, bool detail, std::ostream& out, std::ostream& err);
 /// Prints the completion script of shell (bash, zsh, fish), lists filled from the rules.
 int RunCompletions(const Options& o, const std::string& shell, std::ostream& out, std::ostream& err);
 int RunRulesLiterals(const Options& o, std::ostream& out, std::ostream& err);

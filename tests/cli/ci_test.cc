@@ -88,6 +88,26 @@ TEST_F(CiTest, SarifHasTheRequiredFields) {
   }
 }
 
+// A SARIF rule is the same for every result (GitHub's rule set, GH2012, asks for
+// fullDescription): it says what the rule means, the figures are in each result.
+TEST_F(CiTest, SarifRulesSayWhatTheyMeanNotOneIncidentsFigures) {
+  json doc = json::parse(Run({"--format", "sarif", ManyIncidents(3)}).out);
+  const json& rules = doc["runs"][0]["tool"]["driver"]["rules"];
+  ASSERT_EQ(rules.size(), 1u) << rules.dump(2);  // three oversize loads, one rule
+  std::ifstream file(std::string(OOMLENS_SOURCE_DIR) + "/rules/causes/tpu_runtime.json");
+  const json rule_file = json::parse(file);  // outlives the loop over its member
+  std::string description;
+  for (const auto& rule : rule_file["causes"])
+    if (rule["id"] == rules[0]["id"]) description = rule["description"];
+  ASSERT_FALSE(description.empty()) << rules[0]["id"];
+  EXPECT_EQ(rules[0]["fullDescription"]["text"], description);
+  std::string help = rules[0]["help"]["text"];
+  for (const char* figure : {"2.00G", "3.00G", "4.00G", "1.00G"})
+    EXPECT_EQ(help.find(figure), std::string::npos) << help;
+  EXPECT_NE(help.find("oomlens explain oversize"), std::string::npos) << help;
+  EXPECT_TRUE(rules[0]["help"]["markdown"].is_string());
+}
+
 TEST_F(CiTest, GitlabCodeQualityWithStableFingerprints) {
   std::string first = Write("run1/job.log", "noise\n" + Seed("jit_a", "2.00G"));
   std::string second =

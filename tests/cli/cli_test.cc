@@ -103,7 +103,7 @@ TEST(Cli, TerminalStdinWithoutFilesTakesAPaste) {
 }
 
 TEST(Cli, ExplainComesFromTheRules) {
-  CliRun r = Cli({"explain", "E0101"});
+  CliRun r = Cli({"explain", "--detail", "E0101"});
   EXPECT_EQ(r.code, kExitNoOom);
   EXPECT_EQ(r.out.substr(0, 47), "E0101 (tpu_program_load): TPU program load fail");
   EXPECT_NE(r.out.find("reservable_bytes"), std::string::npos);
@@ -118,6 +118,40 @@ TEST(Cli, ExplainComesFromTheRules) {
   CliRun unknown = Cli({"explain", "E9999"});
   EXPECT_EQ(unknown.code, kExitError);
   EXPECT_EQ(unknown.err.substr(0, 40), "oomlens: error: explain E9999: no error ");
+}
+
+// Plainly first (newcomer review, issue 32 item 9): what the topic means in the
+// rules' own sentences, where to read more, one sentence per rule; conditions and
+// templates only with --detail.
+TEST(Cli, ExplainLeadsWithWhatItMeansAndWhereToReadMore) {
+  CliRun cause = Cli({"explain", "fragmentation"});
+  EXPECT_EQ(cause.out.rfind("fragmentation: In total enough memory was free", 0), 0u) << cause.out;
+  EXPECT_LT(cause.out.find("Read more: https://"), cause.out.find("\n\n")) << "the link comes first";
+  for (const char* raw : {"when:", "{", "unknown", ">="})
+    EXPECT_EQ(cause.out.find(raw), std::string::npos) << raw;
+  EXPECT_NE(cause.out.find("(bfc.fragmentation, confidence 0.80)"), std::string::npos) << cause.out;
+  std::istringstream lines(cause.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("https://") == std::string::npos) {
+      EXPECT_LE(line.size(), 88u) << line;
+    }
+  }
+  CliRun code = Cli({"explain", "E0101"});
+  EXPECT_NE(code.out.find("Read more: https://openxla.org/xla/errors/error_0101"), std::string::npos);
+  EXPECT_NE(code.out.find("\n  oversize   "), std::string::npos) << "each cause it tells apart: " << code.out;
+  EXPECT_EQ(code.out.find("reservable_bytes"), std::string::npos) << "the figures read are detail";
+}
+
+TEST(Cli, ExplainSaysWhatACauseOfNewRulesIsWithoutAMeaning) {
+  ScratchDir dir;
+  dir.Write("extra.json", R"json({"version": 1, "causes": [{"id": "x.swap", "cause": "swap_exhausted",
+      "kinds": ["host_oom_killer"], "when": "has(pid)", "confidence": 0.3, "summary": ["Swap ran out."],
+      "samples": [{"kind": "host_oom_killer", "facts": {"pid": 7}, "expect": true}]}]})json");
+  CliRun r = Cli({"--rules", dir.path(), "explain", "swap_exhausted"});
+  EXPECT_EQ(r.code, kExitNoOom) << r.err;
+  EXPECT_EQ(r.out.rfind("swap_exhausted: a cause oomlens can decide.", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("Out of memory, decided as swap_exhausted by this rule. (x.swap"), std::string::npos)
+      << r.out;
 }
 
 TEST(Cli, HtmlReportIsSelfContainedAndEscaped) {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/cli.h"
@@ -59,6 +60,40 @@ TEST_P(Golden, MatchesExpectedOutput) {
     EXPECT_EQ(FirstDifference(out.str(), expected), "")
         << "output of " << log << " (" << format << ") changed; if intended, rerun with "
         << "OOMLENS_UPDATE_GOLDEN=1 and review the diff";
+  }
+}
+
+// Whether line says the cause is not what it is: "not fragmentation", "no sign of a leak".
+bool Denies(const std::string& line, const std::string& cause) {
+  for (const std::string& denial : {"not " + cause, "no sign of a " + cause, "no " + cause}) {
+    for (size_t at = line.find(denial); at != std::string::npos; at = line.find(denial, at + 1)) {
+      size_t end = at + denial.size();
+      bool word =
+          end == line.size() || !(std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_');
+      if (word) return true;
+    }
+  }
+  return false;
+}
+
+// No evidence line under a verdict, an alternative's or the verdict's own, denies the
+// verdict without saying that sources disagree (newcomer review, issue 32 item 7).
+TEST_P(Golden, NoEvidenceDeniesTheVerdictUnsaid) {
+  ASSERT_EQ(::chdir(kSource.c_str()), 0);
+  const std::string log = GetParam();
+  const char* argv[] = {"oomlens", "--format", "json", log.c_str()};
+  std::ostringstream out, err;
+  RunCli(4, argv, out, err, Console{});
+  auto report = nlohmann::json::parse(out.str());
+  for (const auto& incident : report["incidents"]) {
+    std::string cause = incident["cause"];
+    std::vector<std::string> lines = incident["evidence"];
+    for (const auto& alternative : incident["alternatives"])
+      for (const auto& line : alternative["evidence"]) lines.push_back(line);
+    for (const auto& line : lines) {
+      if (line.rfind("sources disagree: ", 0) == 0) continue;
+      EXPECT_FALSE(Denies(line, cause)) << log << ": under a " << cause << " verdict: " << line;
+    }
   }
 }
 

@@ -58,11 +58,21 @@ void RenderAdvice(const std::vector<TemplateLine>& lines, const FactLookup& fact
 
 // Notes hold evidence for or against a cause that any diagnosis shows (a flat
 // memory series before an OOM speaks against a leak, whatever the cause).
+// A note is evidence against its cause. Under a verdict of that very cause the two
+// sources disagree, and the line says so and what the verdict rests on instead of
+// standing beside it as if both held (newcomer review: "leak" over "no sign of a leak").
 void AddNotes(const RuleData& rules, const Incident& incident, const FactLookup& facts, Diagnosis* d) {
+  std::string verdict_rests_on = d->evidence.empty() ? d->best.rule : d->evidence.front();
   for (const auto& rule : rules.causes) {
     if (!rule.note || !RuleAppliesTo(rule, incident.kind)) continue;
     if (rule.when && !rule.when->Evaluate(facts).truth()) continue;
-    for (auto& line : RenderLines(rule.evidence, facts, false)) d->evidence.push_back(std::move(line));
+    for (auto& line : RenderLines(rule.evidence, facts, false)) {
+      if (rule.cause == d->best.cause) {
+        line =
+            "sources disagree: " + line + "; the " + d->best.cause + " verdict rests on " + verdict_rests_on;
+      }
+      d->evidence.push_back(std::move(line));
+    }
   }
 }
 
@@ -111,6 +121,7 @@ void Decide(const RuleData& rules, Incident* incident) {
   }
   const CauseRule& best = *matched.front();
   d.best = CauseMatch{best.cause, best.id, best.confidence};
+  d.rule_description = best.description;
   for (size_t i = 1; i < matched.size(); ++i) {
     if (matched[i]->cause == best.cause) continue;
     d.alternatives.push_back(CauseMatch{matched[i]->cause, matched[i]->id, matched[i]->confidence,

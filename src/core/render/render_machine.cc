@@ -29,6 +29,27 @@ std::string Uri(const std::string& input) {
   return out;
 }
 
+// What a rule means in general: a result's message has the incident's figures.
+std::string RuleDescription(const Diagnosis& d, const std::string& rule_id) {
+  if (!d.rule_description.empty()) return d.rule_description;
+  return "Out of memory, decided as " + d.best.cause + " by the rule " + rule_id + ".";
+}
+
+// The help of a rule is the same for every result: what it means, where to read
+// more and how to see every tip it gives (the tips themselves use each incident's figures).
+ojson RuleHelp(const Diagnosis& d) {
+  std::string explain = "oomlens explain " + d.best.cause;
+  std::string text = d.rule_description.empty() ? "" : d.rule_description + "\n\n";
+  text += "Each result's message gives the incident's figures; `" + explain +
+          "` lists what oomlens checks for this cause and every change it advises.";
+  std::string markdown = text;
+  if (!d.docs.empty()) {
+    text += "\nSee " + d.docs.front();
+    markdown += "\n\nSee [" + d.docs.front() + "](" + d.docs.front() + ").";
+  }
+  return {{"text", text}, {"markdown", markdown}};
+}
+
 }  // namespace
 
 void RenderJsonl(const Report& report, std::ostream& out) {
@@ -54,9 +75,10 @@ void RenderSarif(const Report& report, const FailGate& gate, std::ostream& out) 
       ojson rule = {{"id", rule_id}};
       if (d.best.cause != rule_id) rule["name"] = d.best.cause;  // SARIF: a name equal to the id is left out
       rule["shortDescription"] = {{"text", "Out of memory: " + d.best.cause}};
+      rule["fullDescription"] = {{"text", RuleDescription(d, rule_id)}};
       rule["defaultConfiguration"] = {{"level", "error"}};
       if (!d.docs.empty()) rule["helpUri"] = d.docs.front();
-      if (!d.advice.empty()) rule["help"] = {{"text", d.advice.front()}};
+      rule["help"] = RuleHelp(d);
       rules.push_back(rule);
     }
     if (results.size() >= kMaxSarifResults) continue;

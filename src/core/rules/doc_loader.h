@@ -42,6 +42,8 @@ class DocLoader {
   std::string SourcePointer(const std::string& pointer) const;
   /// Reads the file's "shared" lists; false (with an error) if it is malformed.
   bool LoadShared(const json& doc);
+  /// Reads the file's "meanings" (cause -> two sentences) into data.
+  void LoadMeanings(const json& doc, RuleData* data);
   /// A copy of signature j where each "@name" element of a list stands for the
   /// elements of the shared list name (or the one shared string), and a string field
   /// "@name" for the shared string.

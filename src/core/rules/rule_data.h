@@ -132,8 +132,9 @@ struct CauseRule {
 struct RuleData {
   std::vector<Signature> signatures;  // highest priority first, then highest match, then load order
   std::vector<CauseRule> causes;
-  std::vector<std::string> literals;           // union of all signatures' literals
-  std::shared_ptr<const Prefilter> prefilter;  // built from literals after every load
+  std::map<std::string, std::string> meanings;  // cause -> what it means and what changes it
+  std::vector<std::string> literals;            // union of all signatures' literals
+  std::shared_ptr<const Prefilter> prefilter;   // built from literals after every load
 };
 
 /// The compiled rules a RuleSet holds: for the core's stages, not the public API.

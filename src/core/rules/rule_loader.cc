@@ -24,8 +24,8 @@ namespace {
 
 constexpr off_t kMaxRuleFileBytes = 16 << 20;  // the built-in rules are under 100 KiB each
 
-const std::set<std::string> kTopKeys = {"$schema", "version",    "description",
-                                        "shared",  "signatures", "causes"};
+const std::set<std::string> kTopKeys = {"$schema",    "version", "description", "shared",
+                                        "signatures", "causes",  "meanings"};
 const std::set<std::string> kCauseKeys = {"id",       "cause",   "kinds",       "when",   "confidence",
                                           "fallback", "summary", "evidence",    "advice", "fit",
                                           "docs",     "samples", "description", "note"};
@@ -338,6 +338,7 @@ bool DocLoader::Load(RuleData* data) {
     return false;
   }
   if (!LoadShared(doc)) return false;
+  LoadMeanings(doc, data);
   for (const char* section : {"signatures", "causes"}) {
     const json* it = List(doc, section, "");
     for (size_t i = 0; it && i < it->size(); ++i) {
@@ -353,6 +354,19 @@ bool DocLoader::Load(RuleData* data) {
   }
   CheckSharedUsed();
   return ok_;
+}
+
+void DocLoader::LoadMeanings(const json& doc, RuleData* data) {
+  auto it = doc.find("meanings");
+  if (it == doc.end()) return;
+  bool ok = it->is_object();
+  for (auto entry = it->begin(); ok && entry != it->end(); ++entry)
+    ok = entry->is_string() && !entry->get<std::string>().empty();
+  if (!ok) {
+    return Error("/meanings", "'meanings' must be an object of causes and sentences",
+                 R"(write "meanings": {"fragmentation": "What it means. What usually changes it."})");
+  }
+  for (auto entry = it->begin(); entry != it->end(); ++entry) data->meanings[entry.key()] = *entry;
 }
 
 RuleSet::RuleSet() : data_(std::make_unique<RuleData>()) {}

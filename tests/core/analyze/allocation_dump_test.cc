@@ -46,6 +46,26 @@ int64_t Derived(const Incident& i, const char* name) {
   return it == i.derived.end() ? -1 : it->second.integer;
 }
 
+// The dump says leak, a level series before the OOM says no leak: the report names
+// the disagreement and what the verdict rests on, instead of stating both (newcomer
+// review, issue 32 item 7).
+TEST_F(AllocationDumpTest, ADumpAndASeriesThatDisagreeAreSaidToDisagree) {
+  std::string series;
+  for (int k = 0; k < 6; ++k) series += "\tUsing (GB) 30.00 / 31.25 (0%) on TPU_0(process=0,(0,0,0,0))\n";
+  Report report = Scan(series + BlockMap(200));
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const Diagnosis& d = report.incidents[0].diagnosis;
+  ASSERT_EQ(d.best.cause, "leak");
+  size_t disagreements = 0;
+  for (const auto& line : d.evidence) {
+    if (line.find("no sign of a leak") == std::string::npos) continue;
+    ++disagreements;
+    EXPECT_EQ(line.rfind("sources disagree: memory was level before the OOM", 0), 0u) << line;
+    EXPECT_NE(line.find("the leak verdict rests on " + d.evidence.front()), std::string::npos) << line;
+  }
+  EXPECT_EQ(disagreements, 1u);
+}
+
 TEST_F(AllocationDumpTest, FiveThousandEntriesGiveASummaryUnderFortyLines) {
   Report report = Scan(BlockMap(5000));
   ASSERT_EQ(report.incidents.size(), 1u);

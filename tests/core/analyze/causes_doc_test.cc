@@ -4,10 +4,12 @@
 // rule) fails here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -115,6 +117,37 @@ TEST(CausesDoc, EveryRuleHasItsRowAndEveryRowItsRule) {
   }
   for (const auto& [id, row] : documented)
     EXPECT_TRUE(rules.count(id)) << "docs/causes.md documents '" << id << "', which no rule file has";
+}
+
+// A rule's description is what it means for any incident: SARIF's fullDescription,
+// the first line `explain` gives of it (newcomer review, issue 32 items 9 and 11).
+TEST(CausesDoc, EveryRuleSaysWhatItMeansInASentence) {
+  for (const auto& entry : fs::directory_iterator(kSource / "rules" / "causes")) {
+    auto doc = nlohmann::json::parse(Slurp(entry.path()));
+    for (const auto& rule : doc["causes"]) {
+      std::string description = rule.value("description", "");
+      std::string where = entry.path().filename().string() + ": " + rule["id"].get<std::string>();
+      EXPECT_GE(description.size(), 40u) << where << ": no description, or too short to say anything";
+      EXPECT_EQ(description.find('{'), std::string::npos) << where << ": a description has no figures";
+      EXPECT_EQ(description.back(), '.') << where << ": a description is a sentence";
+    }
+  }
+}
+
+// Every cause a built-in rule can decide has its two sentences in
+// rules/causes/meanings.json (what `oomlens explain CAUSE` leads with), and no
+// sentence is for a cause no rule decides.
+TEST(CausesDoc, EveryCauseHasAMeaning) {
+  auto meanings = nlohmann::json::parse(Slurp(kSource / "rules" / "causes" / "meanings.json"))["meanings"];
+  std::set<std::string> causes;
+  for (const auto& [id, rule] : RulesInFiles()) causes.insert(rule.cause);
+  for (const auto& cause : causes) {
+    ASSERT_TRUE(meanings.contains(cause)) << "rules/causes/meanings.json: no meaning for '" << cause << "'";
+    std::string meaning = meanings[cause];
+    EXPECT_GE(std::count(meaning.begin(), meaning.end(), '.'), 2) << cause << ": two sentences";
+  }
+  for (const auto& [cause, meaning] : meanings.items())
+    EXPECT_TRUE(causes.count(cause)) << "meanings.json: '" << cause << "' is no rule's cause";
 }
 
 }  // namespace
