@@ -271,6 +271,15 @@ python_package() {
   /usr/bin/python3 -m venv --system-site-packages "$venv"
   "$venv/bin/pip" install --no-index --no-deps "$wheel" >/dev/null
   (cd "$venv" && "$venv/bin/python" -m oomlens "$OLDPWD/testdata/examples/multihost_e0101.log" >/dev/null) || [ $? -eq 1 ]
+  # the console script pip installed, and the typing files the wheel carries
+  local script_code=0
+  "$venv/bin/oomlens" testdata/examples/multihost_e0101.log > "$venv/script.txt" || script_code=$?
+  if [ "$script_code" -ne 1 ] || ! grep -q "E0101 TPU program load failed" "$venv/script.txt"; then
+    say "the wheel's oomlens console script exited $script_code: $(head -3 "$venv/script.txt")"
+    return 1
+  fi
+  /usr/bin/python3 -m zipfile -l "$wheel" | grep -q 'oomlens/py.typed' && /usr/bin/python3 -m zipfile -l "$wheel" | grep -q 'oomlens/_core.pyi' \
+    || { say "error: $wheel lacks oomlens/py.typed or oomlens/_core.pyi"; return 1; }
   (cd "$venv" && "$venv/bin/python" -c "import oomlens, sys; r = oomlens.scan(sys.argv[1]); assert r.incidents, r" \
     "$OLDPWD/testdata/examples/multihost_e0101.log")
   local fleet_code=0
@@ -281,7 +290,7 @@ python_package() {
     return 1
   fi
   rm -rf "$venv"
-  say "$wheel built, installed in a fresh venv and run on the example and as a fleet"
+  say "$wheel built, installed in a fresh venv and run on the example (python -m and the oomlens script) and as a fleet"
 }
 
 case "${1:-}" in

@@ -95,6 +95,15 @@ class Incident:
         """A fact read from the log, else one oomlens derived, else default."""
         return self.facts.get(name, self.derived.get(name, default))
 
+    def __repr__(self) -> str:
+        # One line whatever the dump holds (a dataclass repr of a 5,000-entry listing
+        # ran to megabytes); the fields are all there to read.
+        what = f"{self.code} {self.kind}" if self.code else self.kind
+        program = f", program={self.facts['program']!r}" if "program" in self.facts else ""
+        times = "1 occurrence" if self.occurrences == 1 else f"{self.occurrences:,} occurrences"
+        return (f"<oomlens.Incident {what}: {self.cause} ({self.confidence:.2f}){program}, {times}, "
+                f"first at {self.first.input}:{self.first.line}>")
+
 
 @dataclass(frozen=True)
 class Input:
