@@ -8,6 +8,7 @@
 #                     corpus log, then each libFuzzer target for FUZZ_SECONDS (default 30)
 #   ./build.sh browser  end-to-end tests of `oomlens serve` in headless Chromium
 #   ./build.sh sarif    every SARIF oomlens writes through Microsoft's SARIF validator
+#   ./build.sh screenshots  the docs' pictures (docs/img) taken again from this build
 #   ./build.sh python   the Python package: a wheel in dist/ (offline: Debian's
 #                     setuptools, wheel and pybind11), installed in a fresh venv and run
 #   ./build.sh web      the static page (docs/web.md): the core compiled to WebAssembly
@@ -119,6 +120,7 @@ browser() {
   command -v node >/dev/null && command -v npm >/dev/null || install_packages nodejs npm
   (cd tests/browser && npm ci --no-audit --no-fund --silent)
   node tests/browser/e2e.mjs "$BUILD_DIR/oomlens" "$BUILD_DIR/browser"
+  node tests/browser/notebook.mjs "$BUILD_DIR/python" "$BUILD_DIR/browser"
 }
 
 # Debian's source of a package, for building it with another toolchain: adds the
@@ -167,6 +169,14 @@ web() {
   build  # the CLI whose reports the page must equal
   (cd tests/browser && npm ci --no-audit --no-fund --silent)
   node tests/browser/web.mjs "$dir/site" "$BUILD_DIR/oomlens" "$dir/browser"
+}
+
+# The docs' screenshots taken again from this build (docs/img/*.png, with the text
+# each page showed beside it, which ./build.sh browser checks them against).
+screenshots() {
+  OOMLENS_UPDATE_SCREENSHOTS=1 browser
+  if [ "${WEB:-0}" = 1 ]; then OOMLENS_UPDATE_SCREENSHOTS=1 web; fi
+  say "docs/img renewed: review and commit it (WEB=1 ./build.sh screenshots also renews the static page's)"
 }
 
 sarif() {
@@ -315,12 +325,13 @@ case "${1:-}" in
   browser) browser ;;
   web) web ;;
   sarif) sarif ;;
+  screenshots) screenshots ;;
   format) format_check ;;
   score) score ;;
   package) package ;;
   python) python_package ;;
   *)
-    sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

@@ -79,6 +79,9 @@ void RenderGitlab(const Report& report, const FailGate& gate, std::ostream& out)
 /// One self-contained HTML page (inline CSS and SVG, a strict CSP, no scripts),
 /// good enough to attach to a bug report. Everything from the log is escaped.
 void RenderHtml(const Report& report, std::ostream& out, size_t incidents_total = 0);
+/// The same report as one <div class='oomlens-report'> whose styles apply inside it
+/// only: a notebook's output (Jupyter puts it into its page as it is).
+void RenderHtmlFragment(const Report& report, std::ostream& out);
 
 /// Renders the report in the given format, with the options that apply to it.
 void RenderReport(const Report& report, Format format, const RenderOptions& options, std::ostream& out);
@@ -90,6 +93,8 @@ bool FleetFormat(Format format);
 /// the other formats render as json.
 void RenderFleet(const FleetReport& fleet, Format format, std::ostream& out);
 void RenderFleetHtml(const FleetReport& fleet, std::ostream& out);
+/// The fleet page as one <div class='oomlens-report'> with scoped styles (a notebook's output).
+void RenderFleetHtmlFragment(const FleetReport& fleet, std::ostream& out);
 
 /// A comparison of two runs as text (what appeared, changed, vanished) or JSON.
 void RenderDiffText(const ReportDiff& diff, std::ostream& out);

@@ -37,6 +37,10 @@ struct ScanOptions {
   /// Read files and pipes on a second thread, which also finds the lines worth
   /// recognising (one more core busy; the same report).
   bool read_ahead = false;
+  /// Each scan with these options adds the bytes it reads from files and pipes
+  /// (as stored: a compressed file counts its compressed bytes) here, from any
+  /// thread; a progress line reads it. May be null.
+  std::atomic<uint64_t>* bytes_read = nullptr;
 };
 
 /// Reports larger than this are not read back (merge, diff): an error says so.

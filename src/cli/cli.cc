@@ -275,6 +275,7 @@ int RunCliOnStdio(int argc, const char* const* argv, const std::atomic<bool>* in
   Console console;
   console.stdin_is_terminal = ::isatty(STDIN_FILENO) == 1;
   console.stdout_is_terminal = ::isatty(STDOUT_FILENO) == 1;
+  console.stderr_is_terminal = ::isatty(STDERR_FILENO) == 1;
   console.getenv = [](const char* name) -> const char* { return std::getenv(name); };
   console.interrupted = interrupted;
   errno = 0;

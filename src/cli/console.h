@@ -4,6 +4,7 @@
 #define OOMLENS_CLI_CONSOLE_H_
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 
 namespace oomlens {
@@ -21,6 +22,9 @@ enum ExitCode {
 struct Console {
   bool stdin_is_terminal = false;
   bool stdout_is_terminal = false;
+  bool stderr_is_terminal = false;  ///< a progress line may be shown there
+  /// Inputs this large (or a pipe) get a progress line at a terminal; tests lower it.
+  uint64_t progress_from_bytes = uint64_t{256} << 20;
   std::function<const char*(const char*)> getenv = [](const char*) -> const char* { return nullptr; };
   int stdin_fd = 0;
   /// Set by a SIGINT handler; the scan stops when it turns true. May be null.

@@ -105,6 +105,17 @@ struct PyReport {
     RenderFleet(SummarizeFleet(report), format, out);
     return out.str();
   }
+  // For a notebook's output: one element, its styles scoped to it.
+  std::string HtmlFragment() const {
+    std::ostringstream out;
+    RenderHtmlFragment(report, out);
+    return out.str();
+  }
+  std::string FleetHtmlFragment() const {
+    std::ostringstream out;
+    RenderFleetHtmlFragment(SummarizeFleet(report), out);
+    return out.str();
+  }
   static Format FormatNamed(const std::string& name) {
     std::optional<Format> format = ParseFormat(name);
     if (!format) throw py::value_error("unknown format '" + name + "'");
@@ -248,6 +259,10 @@ PYBIND11_MODULE(_core, m) {
            "The report in a format of --format (html, markdown ...).")
       .def("fleet", &PyReport::Fleet, py::arg("format") = "json",
            "The report summarised by failure across its inputs (--fleet): text, json, markdown or html.")
+      .def("html_fragment", &PyReport::HtmlFragment,
+           "The HTML report as one <div> whose styles apply inside it only (a notebook's output).")
+      .def("fleet_html_fragment", &PyReport::FleetHtmlFragment,
+           "The fleet report as one <div> whose styles apply inside it only (a notebook's output).")
       .def_property_readonly("incident_count", [](const PyReport& r) { return r.report.incidents.size(); });
   m.def("diagnose", &Diagnose, py::arg("text"), py::arg("name") = "<paste>", py::arg("chip") = "");
   m.def("scan_paths", &ScanPaths, py::arg("paths"), py::arg("chip") = "", py::arg("jobs") = 1);

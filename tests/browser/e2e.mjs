@@ -7,7 +7,7 @@
 // uploads a log file, pastes an XSS payload to check that no script runs, and
 // submits a form from another page to check that the server refuses it.
 // Screenshots go to the screenshot folder. Prints "N passed, N failed".
-import { SEED, expect, finish, launchChromium, test } from './harness.mjs';
+import { SEED, docScreenshot, expect, finish, launchChromium, test } from './harness.mjs';
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -51,7 +51,7 @@ await test('paste the seed and get its diagnosis', async () => {
     'summary with the numbers');
   expect(text.includes('204.5x'), 'ratio shown');
   expect(await page.locator('svg').count() === 1, 'one memory picture');
-  await page.screenshot({ path: path.join(shots, 'serve-seed.png'), fullPage: true });
+  await docScreenshot(page, 'serve-seed', shots);  // the README's picture, renewed by ./build.sh screenshots
 });
 
 await test('upload a log file', async () => {

@@ -1,6 +1,10 @@
 // What the browser tests share: named tests that count passes and failures, and
 // Debian's Chromium started headless the way this machine's closed network needs.
 import { chromium } from 'playwright-core';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+const docsImg = path.join(path.dirname(new URL(import.meta.url).pathname), '../../docs/img');
 
 // The seed message (E0101) the project started from.
 export const SEED = "XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_embedding_pipeline_step_fn': " +
@@ -29,6 +33,36 @@ export function launchChromium(extraArgs = []) {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
            '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
   });
+}
+
+// The text a page shows, frames too, one line per line, blanks dropped.
+async function pageText(page) {
+  const texts = [];
+  for (const frame of page.frames()) texts.push(await frame.evaluate(() => document.body ? document.body.innerText : ''));
+  return texts.join('\n').split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).filter((l) => l).join('\n') + '\n';
+}
+
+// A screenshot the docs show (docs/img/NAME.png), taken into shots. With
+// OOMLENS_UPDATE_SCREENSHOTS=1 (./build.sh screenshots) it replaces the docs' picture,
+// and the page's text is written beside it (NAME.txt). Otherwise, when `checked`,
+// the page must read as it did when the docs' picture was taken: a picture that no
+// longer shows what oomlens shows fails here, with the way to renew it.
+export async function docScreenshot(page, name, shots, checked = true) {
+  const shot = path.join(shots, `${name}.png`);
+  await page.screenshot({ path: shot, fullPage: true });
+  const text = await pageText(page);
+  const recordedPath = path.join(docsImg, `${name}.txt`);
+  if (process.env.OOMLENS_UPDATE_SCREENSHOTS === '1') {
+    copyFileSync(shot, path.join(docsImg, `${name}.png`));
+    writeFileSync(recordedPath, text);
+    return;
+  }
+  if (!checked) return;
+  const recorded = existsSync(recordedPath) ? readFileSync(recordedPath, 'utf8') : '';
+  const a = recorded.split('\n'), b = text.split('\n');
+  const k = a.findIndex((line, i) => line !== b[i]);
+  expect(recorded === text, `docs/img/${name}.png is stale: the page now reads differently at line ${k + 1} ` +
+    `(was "${a[k] ?? ''}", is "${b[k] ?? ''}"); run ./build.sh screenshots and commit docs/img`);
 }
 
 // Prints "N passed, N failed" and exits 1 when any failed.

@@ -35,6 +35,14 @@ inline bool HasListing(const Incident& incident) {
   return !incident.allocations.empty() || !incident.listing_facts.empty();
 }
 
+/// What the listing lists: "processes" when every entry is a process (PyTorch's
+/// "Process 48211 has 77.94 GiB memory in use"), else "allocations".
+inline const char* ListingNoun(const Incident& incident) {
+  bool processes = !incident.allocations.empty();
+  for (const auto& a : incident.allocations) processes = processes && a.fields.count("pid") > 0;
+  return processes ? "processes" : "allocations";
+}
+
 /// Whether a derived fact is one SummarizeListing sets (a report read back keeps them).
 bool IsListingFact(const std::string& name);
 

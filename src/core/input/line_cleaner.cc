@@ -90,6 +90,25 @@ bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' ||
 
 // kPrefixes[0] (glog) read by hand: it starts most lines of TPU logs, and RE2
 // needs its slow capture engine for it.
+namespace {
+
+// "2026-11-30T12:00:00Z", "[2026-11-30 12:00:00,123]": a timestamp that says its year.
+bool NamesAYear(std::string_view timestamp) {
+  if (!timestamp.empty() && timestamp.front() == '[') timestamp.remove_prefix(1);
+  return timestamp.size() >= 5 &&
+         std::all_of(timestamp.begin(), timestamp.begin() + 4, [](char c) { return c >= '0' && c <= '9'; }) &&
+         timestamp[4] == '-';
+}
+
+// An inner prefix's timestamp replaces an outer one, except that a yearless one
+// (glog's "1130 12:00:00") never replaces one with a year (kubectl --timestamps,
+// RFC 3339): the year is what dates the line (newcomer review: "--11-30" buckets).
+void KeepTimestamp(std::string_view found, std::string* kept) {
+  if (kept->empty() || NamesAYear(found) || !NamesAYear(*kept)) kept->assign(found.data(), found.size());
+}
+
+}  // namespace
+
 size_t GlogPrefix(std::string_view t, std::string_view* level, std::string_view* timestamp) {
   size_t n = t.size(), i = 1;
   auto digits = [&](size_t exactly) {  // exactly > 0: that many; 0: one or more
@@ -218,7 +237,7 @@ const CleanLine& LineCleaner::Clean(std::string_view raw) {
     std::string_view level, timestamp;
     if (size_t glog = GlogPrefix(text, &level, &timestamp)) {
       result_.context.level = std::string(level);
-      result_.context.timestamp = std::string(timestamp);
+      KeepTimestamp(timestamp, &result_.context.timestamp);
       text.remove_prefix(glog);
       while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
       continue;
@@ -246,10 +265,10 @@ const CleanLine& LineCleaner::Clean(std::string_view raw) {
         case Field::kHost: result_.context.host = value; break;
         case Field::kRank: result_.context.rank = value; break;
         case Field::kLevel: result_.context.level = value; break;
-        case Field::kTimestamp: result_.context.timestamp = value; break;
+        case Field::kTimestamp: KeepTimestamp(value, &result_.context.timestamp); break;
         case Field::kLevelAndTimestamp:
           result_.context.level = value;
-          result_.context.timestamp = std::string(second.data(), second.size());
+          KeepTimestamp(std::string_view(second.data(), second.size()), &result_.context.timestamp);
           break;
         case Field::kNone:
         case Field::kPaste: break;

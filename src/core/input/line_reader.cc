@@ -29,6 +29,7 @@ long FdSource::Read(char* buf, size_t n, std::string* error) {
   }
   for (;;) {
     ssize_t got = ::read(fd_, buf, n);
+    if (got > 0 && counter_) counter_->fetch_add(static_cast<uint64_t>(got), std::memory_order_relaxed);
     if (got >= 0) return static_cast<long>(got);
     if (errno == EINTR) continue;
     *error = std::strerror(errno);

@@ -42,12 +42,15 @@ class FdSource : public ByteSource {
     stop_[0] = first;
     stop_[1] = second;
   }
+  /// Each read adds the bytes it got to *counter (may be null), from any thread.
+  void CountInto(std::atomic<uint64_t>* counter) { counter_ = counter; }
 
  private:
   bool Stopped() const;
   bool Watched() const { return stop_[0] || stop_[1]; }
   int fd_;
   const std::atomic<bool>* stop_[2] = {nullptr, nullptr};
+  std::atomic<uint64_t>* counter_ = nullptr;
 };
 
 /// Reads from memory.

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/render/fleet_labels.h"
+#include "core/render/html_frame.h"
 #include "oomlens/fleet.h"
 #include "oomlens/render.h"
 #include "oomlens/size.h"
@@ -15,7 +16,8 @@ namespace {
 
 const char kStyle[] =
     "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:66em;color:#222}"
-    "h1{font-size:1.4em}h2{font-size:1.1em;margin-top:2em}.cause{color:#b00;font-weight:bold}"
+    "h1,h2{color:inherit}h1{font-size:1.4em}h2{font-size:1.1em;margin-top:2em}.cause{color:#b00;font-weight:"
+    "bold}"
     "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;"
     "vertical-align:top}td.n{text-align:right}.muted{color:#666}code{font-size:12px}"
     ".charts{display:flex;flex-wrap:wrap;gap:1em 3em}";
@@ -82,12 +84,11 @@ void FailureRow(const FleetFailure& f, size_t number, std::ostream& out) {
 
 }  // namespace
 
-void RenderFleetHtml(const FleetReport& fleet, std::ostream& out) {
-  out << "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-      << "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src "
-         "'unsafe-inline'\">"
-      << "<title>oomlens fleet: " << Escaped(FleetHeadline(fleet)) << "</title><style>" << kStyle
-      << "</style></head><body>\n<h1>oomlens fleet</h1>\n<p>" << Escaped(FleetHeadline(fleet)) << "</p>\n"
+namespace {
+
+void RenderFleetHtmlIn(bool fragment, const FleetReport& fleet, std::ostream& out) {
+  BeginHtml(fragment, "oomlens fleet: " + Escaped(FleetHeadline(fleet)), kStyle, "", out);
+  out << "<h1>oomlens fleet</h1>\n<p>" << Escaped(FleetHeadline(fleet)) << "</p>\n"
       << "<div class='charts'>" << BarChart("By cause", fleet.by_cause, true)
       << BarChart("By kind", fleet.by_kind, true) << BarChart("By chip", fleet.by_chip, true)
       << BarChart("Top programs", fleet.top_programs, true) << "</div>\n"
@@ -102,7 +103,16 @@ void RenderFleetHtml(const FleetReport& fleet, std::ostream& out) {
   if (!fleet.problems.empty()) out << "<h2>Problems</h2><ul>";
   for (const auto& p : fleet.problems) out << "<li>" << Escaped(FormatProblem(p)) << "</li>";
   if (!fleet.problems.empty()) out << "</ul>\n";
-  out << "<p class='muted'>oomlens " << Version() << "</p></body></html>\n";
+  out << "<p class='muted'>oomlens " << Version() << "</p>\n";
+  EndHtml(fragment, out);
+}
+
+}  // namespace
+
+void RenderFleetHtml(const FleetReport& fleet, std::ostream& out) { RenderFleetHtmlIn(false, fleet, out); }
+
+void RenderFleetHtmlFragment(const FleetReport& fleet, std::ostream& out) {
+  RenderFleetHtmlIn(true, fleet, out);
 }
 
 }  // namespace oomlens

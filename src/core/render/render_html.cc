@@ -4,8 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "core/analyze/allocation_summary.h"
+#include "core/render/html_frame.h"
 #include "core/render/verdict.h"
 #include "oomlens/render.h"
 #include "oomlens/size.h"
@@ -15,7 +18,8 @@ namespace {
 
 const char kStyle[] =
     "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:60em;color:#222}"
-    "h1{font-size:1.4em}h2{font-size:1.1em;margin-top:2em}.cause{color:#b00;font-weight:bold}"
+    "h1,h2{color:inherit}h1{font-size:1.4em}h2{font-size:1.1em;margin-top:2em}.cause{color:#b00;font-weight:"
+    "bold}"
     "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}"
     "pre{background:#f6f6f6;padding:.6em;overflow-x:auto;white-space:pre-wrap}.muted{color:#666}";
 
@@ -24,9 +28,107 @@ const FactValue* Fact(const Incident& i, const char* name) {
   return it == i.facts.end() ? nullptr : &it->second;
 }
 
-// The memory picture: the device (or limit) as a bar, what is used and free,
-// and the request that failed drawn against it. Only printed numbers are drawn.
+// A figure the log printed, else one oomlens derived from them (cached_unallocated_bytes).
+const FactValue* Figure(const Incident& i, const char* name) {
+  if (const FactValue* printed = Fact(i, name)) return printed;
+  auto it = i.derived.find(name);
+  return it == i.derived.end() ? nullptr : &it->second;
+}
+
+struct Segment {
+  std::string label;
+  int64_t bytes;
+  const char* color;
+};
+
+// What holds the device, side by side, and what is left: this process's allocations,
+// its allocator's reserved-but-unallocated cache, other processes, free. Empty when
+// fewer than two of them are known or they add up to more than the device (figures
+// that overlap cannot be stacked).
+std::vector<Segment> DeviceSegments(const Incident& i, int64_t whole) {
+  std::vector<Segment> parts;
+  auto add = [&](const char* label, const FactValue* v, const char* color) {
+    if (v && v->integer > 0) parts.push_back({label, v->integer, color});
+  };
+  const FactValue* held = Figure(i, "allocated_bytes");
+  if (!held) held = Figure(i, "in_use_bytes");
+  add(Figure(i, "allocated_bytes") ? "allocated" : "in use", held, "#a8a");
+  add("reserved, not allocated", Figure(i, "cached_unallocated_bytes"), "#e9b96e");
+  const FactValue* process = Figure(i, "process_used_bytes");  // the process's whole use (CUDA's count)
+  int64_t own = 0;
+  for (const auto& s : parts) own += s.bytes;
+  if (process && process->integer - own > process->integer / 200)
+    parts.push_back({"this process, outside the allocator", process->integer - own, "#c9b3d6"});
+  add("other processes", Figure(i, "other_use_bytes"), "#8ab");
+  size_t held_parts = parts.size();
+  add("free", Figure(i, "free_bytes"), "#7b7");
+  int64_t sum = 0;
+  for (const auto& s : parts) sum += s.bytes;
+  if (held_parts == 0 || parts.size() < 2 || sum > whole + whole / 200) return {};
+  if (whole - sum > whole / 200) parts.push_back({"not accounted for", whole - sum, "#ddd"});
+  return parts;
+}
+
+std::string Percent(int64_t part, int64_t whole) {
+  char text[16];
+  double pct = 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+  std::snprintf(text, sizeof text, pct < 0.1 ? "<0.1%%" : pct < 10 ? "%.1f%%" : "%.0f%%", pct);
+  return text;
+}
+
+// The device as one stacked bar with a legend of values, then the request beside
+// the largest free block (or what is free) on the same scale: the figures the
+// diagnosis rests on (newcomer review, issue 32 item 5). Empty when it cannot be drawn.
+std::string StackedPicture(const Incident& i) {
+  const FactValue* whole = Figure(i, "capacity_bytes");
+  if (!whole) whole = Figure(i, "limit_bytes");
+  const FactValue* requested = Figure(i, "requested_bytes");
+  if (!whole || whole->integer <= 0 || !requested) return "";
+  std::vector<Segment> parts = DeviceSegments(i, whole->integer);
+  if (parts.empty()) return "";
+  const FactValue* room = Figure(i, "largest_free_bytes");
+  if (!room) room = Figure(i, "largest_contiguous_bytes");
+  const char* room_label = room ? "largest free block" : "free";
+  if (!room) room = Figure(i, "free_bytes");
+  const double width = 560, scale = static_cast<double>(std::max(whole->integer, requested->integer));
+  auto w = [&](int64_t bytes) { return std::max(1.0, width * static_cast<double>(bytes) / scale); };
+  int height = 40 + 18 * static_cast<int>(parts.size()) + 8 + 20 * (room ? 2 : 1);
+  std::ostringstream svg;
+  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='720' height='" << height
+      << "' role='img' aria-label='memory picture'><text x='0' y='13' font-size='12'>"
+      << (Fact(i, "capacity_bytes") ? "device memory " : "limit ") << FormatSize(whole->integer) << "</text>";
+  double x = 0;
+  for (const auto& s : parts) {
+    svg << "<rect x='" << x << "' y='18' width='" << w(s.bytes) << "' height='20' fill='" << s.color
+        << "'><title>" << s.label << " " << FormatSize(s.bytes) << "</title></rect>";
+    x += width * static_cast<double>(s.bytes) / scale;
+  }
+  int y = 44;
+  for (const auto& s : parts) {
+    svg << "<rect x='0' y='" << y << "' width='12' height='12' fill='" << s.color << "'/><text x='18' y='"
+        << y + 10 << "' font-size='12'>" << s.label << " " << FormatSize(s.bytes) << " ("
+        << Percent(s.bytes, whole->integer) << ")</text>";
+    y += 18;
+  }
+  y += 8;
+  auto bar = [&](const std::string& label, int64_t bytes, const char* color) {
+    svg << "<text x='0' y='" << y + 13 << "' font-size='12'>" << label << "</text><rect x='130' y='" << y
+        << "' width='" << w(bytes) * 0.75 << "' height='16' fill='" << color << "'/><text x='"
+        << 136 + w(bytes) * 0.75 << "' y='" << y + 13 << "' font-size='12'>" << FormatSize(bytes)
+        << "</text>";
+    y += 20;
+  };
+  bar("requested", requested->integer, "#d55");
+  if (room) bar(room_label, room->integer, "#cc7");
+  svg << "</svg>";
+  return svg.str();
+}
+
+// The memory picture: the stacked device when its parts are known, else the
+// device (or limit) as a bar, what is used and free, and the request that failed
+// drawn against it. Only printed (or derived) numbers are drawn.
 std::string MemoryBar(const Incident& i) {
+  if (std::string stacked = StackedPicture(i); !stacked.empty()) return stacked;
   const FactValue* whole = Fact(i, "capacity_bytes");
   if (!whole) whole = Fact(i, "limit_bytes");
   const FactValue* requested = Fact(i, "requested_bytes");
@@ -98,31 +200,40 @@ std::string AllocationChart(const std::vector<const Allocation*>& shown) {
   return svg.str();
 }
 
-// The memory series as a line over the figures, with the limit when printed.
+// The memory series as a line over the figures, with the limit when printed; the
+// axes say their values (bytes up the side, log lines along the bottom).
 std::string SeriesChart(const MemorySeries& s) {
   if (s.points.empty()) return "";
   double top = static_cast<double>(std::max<int64_t>(s.limit_bytes, 1));
   for (const auto& p : s.points) top = std::max(top, static_cast<double>(p.bytes));
-  const double width = 600, height = 120;
+  const double left = 64, width = 540, height = 120;
   std::ostringstream svg;
-  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='720' height='" << height + 36
-      << "' role='img' aria-label='memory series'><polyline fill='none' stroke='#58a' stroke-width='2' "
-         "points='";
+  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='720' height='" << height + 52
+      << "' role='img' aria-label='memory series'>"
+      << "<line x1='" << left << "' x2='" << left << "' y1='16' y2='" << 16 + height << "' stroke='#999'/>"
+      << "<line x1='" << left << "' x2='" << left + width << "' y1='" << 16 + height << "' y2='"
+      << 16 + height << "' stroke='#999'/><text x='0' y='20' font-size='12'>"
+      << FormatSize(static_cast<int64_t>(top)) << "</text><text x='0' y='" << 16 + height
+      << "' font-size='12'>0</text>"
+      << "<text x='" << left << "' y='" << height + 30 << "' font-size='12'>line " << s.points.front().line
+      << "</text><text x='" << left + width << "' y='" << height + 30
+      << "' font-size='12' text-anchor='end'>line " << s.points.back().line << "</text>"
+      << "<polyline fill='none' stroke='#58a' stroke-width='2' points='";
   size_t n = s.points.size();
   for (size_t k = 0; k < n; ++k) {
-    double x = n == 1 ? 0 : width * static_cast<double>(k) / static_cast<double>(n - 1);
+    double x = left + (n == 1 ? 0 : width * static_cast<double>(k) / static_cast<double>(n - 1));
     double y = 16 + height * (1 - static_cast<double>(s.points[k].bytes) / top);
     svg << x << "," << y << " ";
   }
   svg << "'/>";
   if (s.limit_bytes > 0) {
     double y = 16 + height * (1 - static_cast<double>(s.limit_bytes) / top);
-    svg << "<line x1='0' x2='" << width << "' y1='" << y << "' y2='" << y
+    svg << "<line x1='" << left << "' x2='" << left + width << "' y1='" << y << "' y2='" << y
         << "' stroke='#c33' stroke-dasharray='4'/>"
-        << "<text x='" << width + 6 << "' y='" << y + 4 << "' font-size='12'>limit "
+        << "<text x='" << left + width + 6 << "' y='" << y + 4 << "' font-size='12'>limit "
         << FormatSize(s.limit_bytes) << "</text>";
   }
-  svg << "<text x='0' y='" << height + 32 << "' font-size='12'>" << HtmlEscape(s.name) << ": "
+  svg << "<text x='0' y='" << height + 48 << "' font-size='12'>" << HtmlEscape(s.name) << ": "
       << FormatSize(s.points.front().bytes) << " to " << FormatSize(s.points.back().bytes) << ", "
       << s.figures << " figures, lines " << s.first.line << "-" << s.last.line << "</text></svg>";
   return svg.str();
@@ -169,7 +280,7 @@ void RenderIncidentHtml(const Incident& i, size_t number, std::ostream& out) {
   }
   if (i.series.figures > 0) out << "<h3>Memory before the failure</h3>" << SeriesChart(i.series) << "\n";
   if (!i.allocations.empty()) {
-    out << "<h3>Largest allocations</h3>" << AllocationChart(ListingOrder(i.allocations, 10))
+    out << "<h3>Largest " << ListingNoun(i) << "</h3>" << AllocationChart(ListingOrder(i.allocations, 10))
         << "<p class='muted'>dark: data, light: padding</p>" << GroupsTable(i)
         << "<table><tr><th>size</th><th>shape</th><th>operator or owner</th><th>padding</th></tr>";
     for (const Allocation* a : ListingOrder(i.allocations, 20)) {
@@ -227,20 +338,27 @@ std::string HtmlEscape(const std::string& text) {
   return out;
 }
 
-void RenderHtml(const Report& report, std::ostream& out, size_t incidents_total) {
-  size_t n = report.incidents.size();
+namespace {
+
+void RenderHtmlIn(bool fragment, const Report& report, size_t incidents_total, std::ostream& out) {
   std::string verdict = HtmlEscape(VerdictFound(report, incidents_total));
-  out << "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-      << "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src "
-         "'unsafe-inline'; img-src data:\">"
-      << "<title>oomlens: " << verdict << "</title><style>" << kStyle << "</style></head><body>\n"
-      << "<h1>oomlens: " << verdict << "</h1>\n<p class='muted'>";
+  BeginHtml(fragment, "oomlens: " + verdict, kStyle, "; img-src data:", out);
+  out << "<h1>oomlens: " << verdict << "</h1>\n<p class='muted'>";
   for (const auto& in : report.inputs)
     out << HtmlEscape(in.name) << " ("
         << (in.ok || in.bytes > 0 ? Counted(in.lines, "line", "lines") : "not read") << ") ";
   out << "</p>\n";
-  for (size_t k = 0; k < n; ++k) RenderIncidentHtml(report.incidents[k], k + 1, out);
-  out << "<p class='muted'>oomlens " << Version() << "</p></body></html>\n";
+  for (size_t k = 0; k < report.incidents.size(); ++k) RenderIncidentHtml(report.incidents[k], k + 1, out);
+  out << "<p class='muted'>oomlens " << Version() << "</p>\n";
+  EndHtml(fragment, out);
 }
+
+}  // namespace
+
+void RenderHtml(const Report& report, std::ostream& out, size_t incidents_total) {
+  RenderHtmlIn(false, report, incidents_total, out);
+}
+
+void RenderHtmlFragment(const Report& report, std::ostream& out) { RenderHtmlIn(true, report, 0, out); }
 
 }  // namespace oomlens

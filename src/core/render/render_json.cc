@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "core/model/ascii.h"
 #include "core/model/hash.h"
 #include "oomlens/render.h"
 
@@ -26,6 +27,14 @@ ojson FactJson(const FactValue& v) {
 ojson FactsJson(const Facts& facts) {
   ojson out = ojson::object();
   for (const auto& [name, value] : facts) out[name] = FactJson(value);
+  return out;
+}
+
+// Hosts and devices as people count them: worker-2 before worker-10.
+std::vector<std::string> InNaturalOrder(const std::set<std::string>& names) {
+  std::vector<std::string> out(names.begin(), names.end());
+  std::stable_sort(out.begin(), out.end(),
+                   [](const std::string& a, const std::string& b) { return NaturalLess(a, b); });
   return out;
 }
 
@@ -97,8 +106,8 @@ ojson IncidentJson(const Incident& i) {
   j["first"] = {{"input", i.first.input}, {"line", i.first.line}, {"who", i.first_who}};
   j["replicas"] = i.replicas;
   j["partitions"] = i.partitions;
-  j["hosts"] = i.hosts;
-  j["devices"] = i.devices;
+  j["hosts"] = InNaturalOrder(i.hosts);
+  j["devices"] = InNaturalOrder(i.devices);
   j["ranks"] = i.ranks;
   j["facts"] = FactsJson(i.facts);
   j["printed"] = printed;

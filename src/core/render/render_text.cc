@@ -144,7 +144,7 @@ uint64_t Listed(const Incident& i) {
 
 // "allocations (5000 listed, live 14.2G, free 1.3G in 50 blocks, largest 64.0M)"
 std::string AllocationsHead(const Incident& i) {
-  std::string head = "allocations (" + std::to_string(Listed(i)) + " listed";
+  std::string head = std::string(ListingNoun(i)) + " (" + std::to_string(Listed(i)) + " listed";
   std::string live = DerivedSize(i, "allocated_total_bytes"), free = DerivedSize(i, "free_total_bytes");
   if (!live.empty() && !free.empty()) head += ", live " + live;
   if (!free.empty()) {  // a report read back may lack the count (a summary from another version, or edited)
@@ -350,6 +350,9 @@ std::string FormatNameSet(const std::set<std::string>& names) {
     }
   }
   parts.insert(parts.end(), others.begin(), others.end());
+  std::stable_sort(parts.begin(), parts.end(), [](const std::string& x, const std::string& y) {
+    return NaturalLess(x, y);
+  });  // as people count hosts: workers-0-2 before workers-0-10 (newcomer review)
   std::string out;
   const size_t kShown = 4;
   for (size_t k = 0; k < parts.size() && k < kShown; ++k) out += (k ? ", " : "") + parts[k];

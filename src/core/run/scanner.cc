@@ -138,6 +138,7 @@ Scanner::~Scanner() = default;
 bool Scanner::ScanFd(int fd, const std::string& name, const std::string& host) {
   FdSource raw(fd);
   raw.StopWhen(state_->options.cancel);  // an interrupt ends a wait on a quiet pipe
+  raw.CountInto(state_->options.bytes_read);
   std::unique_ptr<ByteSource> source = OpenDecompressing(&raw);
   // Files and pipes are read ahead; a terminal is a person pasting, with nothing to gain.
   struct stat st;

@@ -119,7 +119,7 @@ class FleetReport:
         return self.render("html")
 
     def _repr_html_(self) -> str:
-        return self.to_html()
+        return self.report._core.fleet_html_fragment()  # one <div> with scoped styles, as Report's
 
 
 def _is_url(path: str) -> bool:

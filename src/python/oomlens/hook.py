@@ -140,7 +140,7 @@ def _ipython_handler(shell, etype, evalue, tb, tb_offset=None):
 
     def show(report: Report) -> None:
         from IPython.display import display  # IPython is running: it is importable
-        display({"text/plain": _as_text(report), "text/html": report.to_html()}, raw=True)
+        display({"text/plain": _as_text(report), "text/html": report._repr_html_()}, raw=True)
 
     _explain(evalue, show)
 

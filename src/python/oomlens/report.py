@@ -180,7 +180,9 @@ class Report:
         return self._core.render(format)
 
     def _repr_html_(self) -> str:
-        return self.to_html()
+        # A notebook puts this into its own page: one <div>, its styles scoped to it
+        # (the whole page of to_html() restyled the notebook's body, headings and tables).
+        return self._core.html_fragment()
 
     def fleet(self) -> "FleetReport":
         """The report summarised by failure across its inputs, each input a job (--fleet)."""

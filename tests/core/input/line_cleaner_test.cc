@@ -52,6 +52,21 @@ TEST(LineCleaner, RecognisesPrefixesAndWrappers) {
   }
 }
 
+// kubectl logs --timestamps puts an RFC 3339 time before the glog prefix: the year
+// is kept, the glog stamp does not replace it (newcomer review, issue 32 item 12).
+TEST(LineCleaner, ATimeWithAYearIsNotReplacedByAYearlessOne) {
+  LineCleaner cleaner;
+  const CleanLine& kubectl = cleaner.Clean(
+      "2026-11-30T12:00:00.123456789Z E1130 12:00:00.000000 7 pjrt.cc:1] RESOURCE_EXHAUSTED: x");
+  EXPECT_EQ(kubectl.message, "RESOURCE_EXHAUSTED: x");
+  EXPECT_EQ(kubectl.context.level, "E");
+  EXPECT_EQ(TimestampText(kubectl.context.timestamp), "2026-11-30T12:00:00");
+  const CleanLine& glog = cleaner.Clean("E1130 12:00:00.000000 7 pjrt.cc:1] RESOURCE_EXHAUSTED: x");
+  EXPECT_EQ(TimestampText(glog.context.timestamp), "--11-30T12:00:00");
+  const CleanLine& both_dated = cleaner.Clean("2026-11-30T12:00:00Z 2026-11-30 12:00:05,402 - ERROR - x");
+  EXPECT_EQ(TimestampText(both_dated.context.timestamp), "2026-11-30T12:00:05") << "the inner one, as before";
+}
+
 TEST(LineCleaner, RankTag) {
   LineCleaner cleaner;
   EXPECT_EQ(cleaner.Clean("[rank1]: torch.OutOfMemoryError: x").context.rank, "1");

@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "core/model/ascii.h"
+#include "core/render/html_frame.h"
+#include "tests/core/scan_fixture.h"
+
 namespace oomlens {
 namespace {
 
@@ -17,6 +21,83 @@ TEST(FormatIdSet, Ranges) {
   EXPECT_EQ(FormatIdSet({0, 2, 4, 5, 6}), "0,2,4-6 (5)");
 }
 
+TEST(NaturalLess, CountsRunsOfDigitsAsNumbers) {
+  std::vector<std::string> names = {"host-10", "host-9",   "host-09", "host-1a",
+                                    "host-",   "host-100", "a",       "host-9-b"};
+  std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return NaturalLess(a, b); });
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "host-", "host-1a", "host-9", "host-9-b", "host-09",
+                                             "host-10", "host-100"}));
+  EXPECT_FALSE(NaturalLess("x", "x"));
+  EXPECT_FALSE(NaturalLess("x007", "x007"));
+  EXPECT_TRUE(NaturalLess("x99999999999999999999999", "x100000000000000000000000"));  // past int64
+}
+
+TEST(ScopedStyle, PutsEveryRuleUnderTheRoot) {
+  EXPECT_EQ(ScopedStyle("body{color:#222}h1{font-size:1.4em}td, th{border:1px solid #ccc}.muted{color:#666}"),
+            ".oomlens-report{color:#222}.oomlens-report h1{font-size:1.4em}"
+            ".oomlens-report td,.oomlens-report th{border:1px solid #ccc}.oomlens-report .muted{color:#666}");
+}
+
+// A notebook's output is one element whose styles apply inside it only (newcomer
+// review, issue 32 item 3); the browser test puts it into a page as Jupyter does.
+TEST(RenderHtmlFragment, IsOneElementWithItsStylesScopedToIt) {
+  Report report;
+  report.inputs.push_back(InputSummary{"a.log", 1, 10, true});
+  std::ostringstream fragment, page;
+  RenderHtmlFragment(report, fragment);
+  RenderHtml(report, page);
+  std::string f = fragment.str();
+  EXPECT_EQ(f.rfind("<div class='oomlens-report'><style>", 0), 0u) << f;
+  EXPECT_EQ(f.substr(f.size() - 7), "</div>\n");
+  for (const char* whole_page : {"<html", "<head", "<body", "<title", "<meta", "<!DOCTYPE"})
+    EXPECT_EQ(f.find(whole_page), std::string::npos) << whole_page;
+  std::string style = f.substr(f.find("<style>") + 7, f.find("</style>") - f.find("<style>") - 7);
+  size_t rules = 0;
+  for (size_t at = 0; at < style.size(); at = style.find('}', at) + 1, ++rules) {
+    std::string selectors = style.substr(at, style.find('{', at) - at);
+    std::istringstream each(selectors);
+    for (std::string s; std::getline(each, s, ',');) EXPECT_EQ(s.rfind(".oomlens-report", 0), 0u) << s;
+  }
+  EXPECT_GT(rules, 5u);
+  EXPECT_NE(page.str().find(f), std::string::npos) << "the page holds the same element";
+}
+
+class MemoryPicture : public ScanFixture {};
+
+// The picture stacks what holds the GPU with each value, and sets the request beside
+// what is free (newcomer review, issue 32 item 5).
+TEST_F(MemoryPicture, StacksWhatHoldsTheDeviceWithItsValues) {
+  Report report = Scan(
+      "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.00 MiB. GPU 0 has a total "
+      "capacity "
+      "of 23.65 GiB of which 11.06 MiB is free. Including non-PyTorch memory, this process has 23.60 GiB "
+      "memory "
+      "in use. Of the allocated memory 22.90 GiB is allocated by PyTorch, and 194.87 MiB is reserved by "
+      "PyTorch "
+      "but unallocated.\n");
+  std::ostringstream html;
+  RenderHtml(report, html);
+  std::string page = html.str();
+  std::string svg = page.substr(page.find("<svg"), page.find("</svg>") - page.find("<svg"));
+  size_t at = 0;
+  for (const char* part : {"device memory 23.65G", "allocated 22.90G (97%)",
+                           "reserved, not allocated 194.87M", "this process, outside the allocator",
+                           "other processes", "free 11.06M (<0.1%)", "requested</text>", "22.00M"}) {
+    size_t found = svg.find(part, at);
+    EXPECT_NE(found, std::string::npos) << part << " (in order) in " << svg;
+    if (found != std::string::npos) at = found;
+  }
+  // a message without the device's size keeps the plain bars
+  Report seed = Scan(
+      "RESOURCE_EXHAUSTED: Error loading program 'jit_p': Attempting to reserve 29.49G at the bottom of "
+      "memory. "
+      "That was not possible. There are 147.64M free, 0B reserved, and 147.64M reservable.\n");
+  std::ostringstream plain;
+  RenderHtml(seed, plain);
+  EXPECT_EQ(plain.str().find("device memory"), std::string::npos);
+  EXPECT_NE(plain.str().find(">requested</text>"), std::string::npos);
+}
+
 TEST(FormatNameSet, FoldsNumberedNames) {
   std::set<std::string> workers;
   for (int i = 0; i < 32; ++i) workers.insert("worker-" + std::to_string(i));
@@ -24,6 +105,13 @@ TEST(FormatNameSet, FoldsNumberedNames) {
   EXPECT_EQ(FormatNameSet({"a", "b"}), "a, b (2)");
   EXPECT_EQ(FormatNameSet({"h1", "h3", "x", "y", "z"}), "h1, h3, x, y +1 more (5)");
   EXPECT_EQ(FormatNameSet({"only"}), "only");
+  // Pod names end in a random suffix: no range, but the order people count in
+  // (newcomer review: "workers-0-14, 0-23, 0-31, 0-0 +28 more").
+  std::set<std::string> pods;
+  for (int k : {14, 23, 31, 0, 2, 10}) pods.insert("train-workers-0-" + std::to_string(k) + "-x7k2p");
+  EXPECT_EQ(FormatNameSet(pods),
+            "train-workers-0-0-x7k2p, train-workers-0-2-x7k2p, train-workers-0-10-x7k2p, "
+            "train-workers-0-14-x7k2p +2 more (6)");
 }
 
 TEST(RenderText, NoOomVerdict) {
