@@ -76,7 +76,7 @@ scan_all_logs() {
 
 run_fuzzers() {
   local dir=$1 seconds=${FUZZ_SECONDS:-30} seeds="$1/fuzz-seeds"
-  rm -rf "$seeds" && mkdir -p "$seeds"/{scan,size,expr,rules,report}
+  rm -rf "$seeds" && mkdir -p "$seeds"/{scan,size,expr,rules,report,pickle}
   local n=0 f
   while IFS= read -r f; do cp "$f" "$seeds/scan/$((n++))_${f##*/}"; done \
     < <(find testdata ../shared/corpus -name '*.log' -size -256k 2>/dev/null)
@@ -90,7 +90,17 @@ run_fuzzers() {
   printf '%s\n' 'requested_bytes > free_bytes and has(program)' 'requested_bytes / free_bytes < 1.1' \
     '{requested_bytes - free_bytes:ratio} x' 'max(requested_bytes, 1G) >= 2 * free_bytes or not has(program)' \
     | split -l 1 - "$seeds/expr/e"
-  for target in scan size expr rules report; do
+  /usr/bin/python3 - "$seeds/pickle" <<'PY'  # a memory snapshot's shape, in each protocol the reader takes
+import pickle, sys
+frames = [{"filename": "train.py", "line": 42, "name": "step"}]
+snapshot = {"segments": [{"device": 0, "total_size": 2097152, "segment_type": "small", "blocks": [
+    {"size": 1048576, "state": "active_allocated", "frames": frames}] * 3}],
+    "device_traces": [[{"action": "oom", "size": 3 << 30, "device_free": 1 << 30, "frames": frames}]],
+    "allocator_settings": {"expandable_segments": True, "threshold": 0.5, "tags": ("a", b"b", {1, 2})}}
+for protocol in (2, 3, 4, 5):
+    open(f"{sys.argv[1]}/snapshot_{protocol}", "wb").write(pickle.dumps(snapshot, protocol=protocol))
+PY
+  for target in scan size expr rules report pickle; do
     mkdir -p "$dir/fuzz-corpus/$target"
     say "fuzzing ${target}_fuzzer for ${seconds}s"
     "$dir/${target}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
