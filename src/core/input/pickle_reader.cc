@@ -1,5 +1,6 @@
 #include "core/input/pickle_reader.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
@@ -114,9 +115,17 @@ class Unpickler {
   }
   // A value goes into a container: from then on it may not change, so no value
   // can ever hold itself (the pickler fills a container before it places it).
-  PickleRef Place(const Node& item) {
+  // Its depth bounds the nesting: freeing a value a million levels deep would
+  // overflow the stack (a one-byte TUPLE1 per level is all it takes).
+  PickleRef Place(PickleValue* parent, const Node& item) {
     placed_.insert(item.get());
+    parent->depth = std::max(parent->depth, item->depth + 1);
+    too_deep_ = too_deep_ || parent->depth > limits_.max_depth;
     return item;
+  }
+  bool CheckDepth() {
+    if (!too_deep_) return true;
+    return Fail(op_at_, "values nested deeper than " + std::to_string(limits_.max_depth) + " levels");
   }
   bool Target(Type type, Node* target) {
     if (stack_.size() <= (marks_.empty() ? 0 : marks_.back())) return Fail(op_at_, "no container to add to");
@@ -131,9 +140,9 @@ class Unpickler {
     if (!Target(Type::kList, &list)) return false;
     for (const auto& item : items) {
       if (item == list) return Fail(op_at_, "a list that holds itself");
-      list->items.push_back(Place(item));
+      list->items.push_back(Place(list.get(), item));
     }
-    return true;
+    return CheckDepth();
   }
   bool SetItems(const std::vector<Node>& items) {
     if (items.size() % 2 != 0) return Fail(op_at_, "SETITEMS with an odd number of values");
@@ -141,15 +150,15 @@ class Unpickler {
     if (!Target(Type::kDict, &dict)) return false;
     for (size_t k = 0; k < items.size(); k += 2) {
       if (items[k] == dict || items[k + 1] == dict) return Fail(op_at_, "a dict that holds itself");
-      dict->pairs.emplace_back(Place(items[k]), Place(items[k + 1]));
+      dict->pairs.emplace_back(Place(dict.get(), items[k]), Place(dict.get(), items[k + 1]));
     }
-    return true;
+    return CheckDepth();
   }
   bool Sequence(Type type, std::vector<Node> items) {
     Node node = New(type);
     if (node)
-      for (const auto& item : items) node->items.push_back(Place(item));
-    return Push(std::move(node));
+      for (const auto& item : items) node->items.push_back(Place(node.get(), item));
+    return CheckDepth() && Push(std::move(node));
   }
   bool Text(Type type, size_t length_bytes) {
     if (!Need(length_bytes)) return false;
@@ -199,6 +208,7 @@ class Unpickler {
   std::vector<size_t> marks_;
   std::unordered_map<uint64_t, Node> memo_;
   std::unordered_set<const PickleValue*> placed_;
+  bool too_deep_ = false;
 };
 
 bool Unpickler::Step(unsigned char op) {
@@ -264,8 +274,8 @@ bool Unpickler::Step(unsigned char op) {
       if (!PopMark(&items)) return false;
       Node set;
       if (!Target(Type::kSet, &set)) return false;
-      for (const auto& item : items) set->items.push_back(Place(item));
-      return true;
+      for (const auto& item : items) set->items.push_back(Place(set.get(), item));
+      return CheckDepth();
     }
     case '0': return Pop(&a);
     case '1': return PopMark(&items);

@@ -32,6 +32,7 @@ struct PickleValue {
   std::string text;                                    ///< kString (UTF-8 as pickled) and kBytes
   std::vector<PickleRef> items;                        ///< kList, kTuple, kSet
   std::vector<std::pair<PickleRef, PickleRef>> pairs;  ///< kDict
+  uint32_t depth = 0;  ///< levels of containers below it (0: a scalar or an empty container)
 
   /// The value of a dict for a string key, or nullptr.
   const PickleValue* Get(std::string_view key) const;
@@ -42,6 +43,7 @@ struct PickleValue {
 struct PickleLimits {
   uint64_t max_values = 50'000'000;
   uint64_t max_string_bytes = uint64_t{1} << 30;  ///< one string or bytes object
+  uint32_t max_depth = 1000;                      ///< nesting (a snapshot nests about six deep)
 };
 
 /// Why a pickle was refused: the offset of the opcode and what is wrong.
