@@ -121,7 +121,7 @@ void Decide(const RuleData& rules, Incident* incident) {
   }
   const CauseRule& best = *matched.front();
   d.best = CauseMatch{best.cause, best.id, best.confidence};
-  d.rule_description = best.description;
+  d.rule_description = DescriptionOf(best);
   for (size_t i = 1; i < matched.size(); ++i) {
     if (matched[i]->cause == best.cause) continue;
     d.alternatives.push_back(CauseMatch{matched[i]->cause, matched[i]->id, matched[i]->confidence,

@@ -82,11 +82,6 @@ std::string MainDoc(const std::vector<const CauseRule*>& rules) {
   return counts.empty() ? "" : counts.front().first;
 }
 
-std::string RuleSentence(const CauseRule& rule) {
-  return rule.description.empty() ? "Out of memory, decided as " + rule.cause + " by this rule."
-                                  : rule.description;
-}
-
 // "- text", then what decides where it goes: "when ...; rank ...; basis ...; else: ...".
 void ExplainAdvice(const TemplateLine& advice, std::ostream& out) {
   out << "    - " << advice.source << "\n";
@@ -104,7 +99,7 @@ void ExplainAdvice(const TemplateLine& advice, std::ostream& out) {
 void ExplainRuleInDetail(const CauseRule& rule, std::ostream& out) {
   out << "\n  " << rule.cause << " (rule " << rule.id << ", "
       << (rule.note ? "a note" : "confidence " + Confidence(rule)) << ")\n";
-  out << Wrapped(RuleSentence(rule), "    ", "    ");
+  out << Wrapped(DescriptionOf(rule), "    ", "    ");
   out << "    when: "
       << (rule.fallback ? "no other rule matches"
           : rule.when   ? rule.when->source()
@@ -123,7 +118,7 @@ void ExplainRulesPlainly(const std::vector<const CauseRule*>& rules, bool name_c
   for (const CauseRule* rule : rules) width = std::max(width, rule->cause.size());
   for (const CauseRule* rule : rules) {
     std::string label = rule->note ? "evidence only" : "confidence " + Confidence(*rule);
-    std::string sentence = RuleSentence(*rule) + " (" + rule->id + ", " + label + ")";
+    std::string sentence = DescriptionOf(*rule) + " (" + rule->id + ", " + label + ")";
     if (!name_causes) {
       out << Wrapped(sentence, "  - ", "    ");
       continue;

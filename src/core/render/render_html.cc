@@ -10,6 +10,7 @@
 #include "core/analyze/allocation_summary.h"
 #include "core/render/html_frame.h"
 #include "core/render/verdict.h"
+#include "core/rules/template.h"
 #include "oomlens/render.h"
 #include "oomlens/size.h"
 
@@ -69,11 +70,12 @@ std::vector<Segment> DeviceSegments(const Incident& i, int64_t whole) {
   return parts;
 }
 
+// "97%", "0.8%", "<0.1%": as a rule's {x:pct} prints it.
 std::string Percent(int64_t part, int64_t whole) {
-  char text[16];
-  double pct = 100.0 * static_cast<double>(part) / static_cast<double>(whole);
-  std::snprintf(text, sizeof text, pct < 0.1 ? "<0.1%%" : pct < 10 ? "%.1f%%" : "%.0f%%", pct);
-  return text;
+  Value share;
+  share.present = true;
+  share.number = static_cast<double>(part) / static_cast<double>(whole);
+  return FormatValue(share, "pct");
 }
 
 // The device as one stacked bar with a legend of values, then the request beside

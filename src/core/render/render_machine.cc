@@ -29,12 +29,6 @@ std::string Uri(const std::string& input) {
   return out;
 }
 
-// What a rule means in general: a result's message has the incident's figures.
-std::string RuleDescription(const Diagnosis& d, const std::string& rule_id) {
-  if (!d.rule_description.empty()) return d.rule_description;
-  return "Out of memory, decided as " + d.best.cause + " by the rule " + rule_id + ".";
-}
-
 // The help of a rule is the same for every result: what it means, where to read
 // more and how to see every tip it gives (the tips themselves use each incident's figures).
 ojson RuleHelp(const Diagnosis& d) {
@@ -75,7 +69,9 @@ void RenderSarif(const Report& report, const FailGate& gate, std::ostream& out) 
       ojson rule = {{"id", rule_id}};
       if (d.best.cause != rule_id) rule["name"] = d.best.cause;  // SARIF: a name equal to the id is left out
       rule["shortDescription"] = {{"text", "Out of memory: " + d.best.cause}};
-      rule["fullDescription"] = {{"text", RuleDescription(d, rule_id)}};
+      // what the rule means in general (decide sets it); each result's message has the figures
+      rule["fullDescription"] = {
+          {"text", d.rule_description.empty() ? "Out of memory: " + d.best.cause : d.rule_description}};
       rule["defaultConfiguration"] = {{"level", "error"}};
       if (!d.docs.empty()) rule["helpUri"] = d.docs.front();
       rule["help"] = RuleHelp(d);

@@ -129,6 +129,13 @@ struct CauseRule {
   std::vector<Sample> samples;
 };
 
+/// What a cause rule means for any incident: its description or, for a rule written
+/// without one, a sentence of its cause (SARIF's fullDescription, `oomlens explain`).
+inline std::string DescriptionOf(const CauseRule& rule) {
+  return rule.description.empty() ? "Out of memory, decided as " + rule.cause + " by this rule."
+                                  : rule.description;
+}
+
 struct RuleData {
   std::vector<Signature> signatures;  // highest priority first, then highest match, then load order
   std::vector<CauseRule> causes;
