@@ -100,6 +100,7 @@ snapshot = {"segments": [{"device": 0, "total_size": 2097152, "segment_type": "s
 for protocol in (2, 3, 4, 5):
     open(f"{sys.argv[1]}/snapshot_{protocol}", "wb").write(pickle.dumps(snapshot, protocol=protocol))
 PY
+  cp testdata/snapshots/*.pickle "$seeds/pickle/"
   for target in scan size expr rules report pickle; do
     mkdir -p "$dir/fuzz-corpus/$target"
     say "fuzzing ${target}_fuzzer for ${seconds}s"

@@ -13,11 +13,17 @@
 
 namespace oomlens {
 
-/// Where something was read: input name and 1-based line.
+/// Where something was read: input name and 1-based line (0: an input of no
+/// lines, such as a memory snapshot).
 struct Location {
   std::string input;
   uint64_t line = 0;
 };
+
+/// "train.log:812", or "snapshot.pickle" for an input of no lines.
+inline std::string LocationText(const Location& where) {
+  return where.line > 0 ? where.input + ":" + std::to_string(where.line) : where.input;
+}
 
 /// One entry of an allocation listing (largest program allocations, peak buffers,
 /// allocation dumps). Fields are typed by AllocationFields(): size_bytes, shape ...
@@ -148,6 +154,12 @@ struct Incident {
   ProgramHistory history;
   size_t consequence_of = 0;  ///< 1-based number of the incident this one follows from; 0: a root
   std::string relation;       ///< how it follows (empty for roots)
+  /// Read from an allocator's record of the failure (a memory snapshot), not from a
+  /// message a log printed.
+  bool record = false;
+  /// The records joined into this incident of a log (a snapshot whose OOM is this
+  /// one), where each was read: its figures and listing are theirs.
+  std::vector<Location> records;
 };
 
 /// Something the user should know about: a skipped line, an unreadable file.
@@ -165,6 +177,7 @@ struct InputSummary {
   uint64_t lines = 0;
   uint64_t bytes = 0;
   bool ok = true;
+  std::string record;  ///< what the input was when not a log ("memory snapshot"); "" a log
 };
 
 /// Events of incidents past the distinct incidents a report keeps (10,000): counted,

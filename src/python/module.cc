@@ -158,7 +158,7 @@ std::pair<PyReport, bool> ScanFd(int fd, const std::string& name, const std::str
 // The report of an input that could not be opened at all: listed, with why.
 PyReport Unreadable(const std::string& name, const std::string& why, const std::string& help) {
   Report report;
-  report.inputs.push_back(InputSummary{name, 0, 0, false});
+  report.inputs.push_back(InputSummary{name, 0, 0, false, ""});
   report.problems.push_back(Problem{Problem::Severity::kError, name, why, help});
   return PyReport{std::move(report)};
 }

@@ -1,4 +1,5 @@
-// Golden tests: every testdata/logs/**/*.log and testdata/examples/*.log is run
+// Golden tests: every testdata/logs/**/*.log, testdata/examples/*.log and memory
+// snapshot (testdata/snapshots/*.pickle, *.pickle.gz) is run
 // through the CLI in each format and compared byte for byte with
 // testdata/expected/<same path>.<txt|json>.
 // To approve changed output: OOMLENS_UPDATE_GOLDEN=1 build/unit_tests --gtest_filter='Golden*'
@@ -25,6 +26,8 @@ std::vector<std::string> AllLogs() {
   std::vector<std::string> logs;
   FindFiles(kSource + "/testdata/logs", ".log", &logs);
   FindFiles(kSource + "/testdata/examples", ".log", &logs);
+  FindFiles(kSource + "/testdata/snapshots", ".pickle", &logs);
+  FindFiles(kSource + "/testdata/snapshots", ".pickle.gz", &logs);
   for (auto& log : logs) log = log.substr(kSource.size() + 1);  // tests name inputs by their path in the tree
   std::sort(logs.begin(), logs.end());
   return logs;
@@ -35,9 +38,8 @@ class Golden : public ::testing::TestWithParam<std::string> {};
 TEST_P(Golden, MatchesExpectedOutput) {
   ASSERT_EQ(::chdir(kSource.c_str()), 0);  // inputs are named by their path in the tree
   const std::string log = GetParam();
-  const std::string stem =
-      "testdata/expected/" +
-      log.substr(std::string("testdata/").size(), log.size() - std::string("testdata/").size() - 4);
+  std::string path = log.substr(std::string("testdata/").size());
+  const std::string stem = "testdata/expected/" + path.substr(0, path.find('.', path.rfind('/')));
   for (const char* format : {"text", "json"}) {
     const char* argv[] = {"oomlens", "--color", "never", "--format", format, log.c_str()};
     std::ostringstream out, err;

@@ -12,20 +12,7 @@
 #include "oomlens/merge.h"
 #include "oomlens/render.h"
 #include "oomlens/rules.h"
-
-namespace {
-
-const oomlens::RuleSet& Rules() {
-  static const oomlens::RuleSet* rules = [] {
-    auto* loaded = new oomlens::RuleSet;
-    std::vector<oomlens::Problem> problems;
-    if (!loaded->LoadBuiltin(&problems)) std::abort();
-    return loaded;
-  }();
-  return *rules;
-}
-
-}  // namespace
+#include "tests/fuzz/builtin_rules.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
@@ -33,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string error;
   if (!oomlens::ParseJsonReport(text, &report, &error)) return 0;
   std::vector<oomlens::Report> parts = {report, report};
-  oomlens::Report merged = oomlens::MergeReports(std::move(parts), Rules(), "");
+  oomlens::Report merged = oomlens::MergeReports(std::move(parts), oomlens::BuiltinRules(), "");
   std::ostringstream json;
   oomlens::RenderJson(merged, json);
   oomlens::Report again;

@@ -5,6 +5,7 @@
 #include "core/analyze/correlate.h"
 #include "core/analyze/decide.h"
 #include "core/analyze/derive.h"
+#include "core/analyze/grouping.h"
 
 namespace oomlens {
 
@@ -21,6 +22,7 @@ bool Explained(const RuleData& rules, const std::string& chip, Incident* inciden
 
 void FinishIncidents(const RuleData& rules, const std::string& chip, std::vector<Incident>* incidents) {
   std::stable_sort(incidents->begin(), incidents->end(), FirstSeenBefore);
+  JoinRecords(incidents);       // before deriving: the record's figures are the incident's
   LinkConsequences(incidents);  // before deriving: one failure's two reports pool their facts
   for (auto& incident : *incidents) {
     DeriveFacts(chip, &incident);

@@ -147,8 +147,8 @@ void Rebase(Outlier&& outlier, const Facts& part_first, Incident* into) {
 
 }  // namespace
 
-std::string GroupKey(const std::string& kind, const Facts& facts) {
-  std::string key = kind;
+std::string GroupKey(const std::string& kind, const Facts& facts, bool record) {
+  std::string key = record ? "record:" + kind : kind;
   for (const char* name : {"program", "shape"}) {
     key += '\x1f';
     auto it = facts.find(name);
@@ -197,7 +197,7 @@ void FoldedEvents::Report(std::vector<Problem>* problems) const {
 }
 
 void IncidentGrouper::Add(Event&& event) {
-  std::string key = GroupKey(event.kind, event.facts);
+  std::string key = GroupKey(event.kind, event.facts, event.record);
   auto it = index_.find(key);
   if (it == index_.end() && incidents_.size() >= kMaxIncidents) {
     folded_.Add(event.kind, 1, event.where, {event.input_index});
@@ -219,6 +219,7 @@ void IncidentGrouper::Add(Event&& event) {
     incident.excerpt = std::move(event.excerpt);
     incident.excerpt_total = event.excerpt_total;
     incident.allocations = std::move(event.allocations);
+    incident.record = event.record;
     AddIdentity(event, &incident);
     index_[key] = incidents_.size();
     incidents_.push_back(std::move(incident));
@@ -259,8 +260,58 @@ void MergeIncident(Incident&& from, Incident* into) {
     into->listing_facts = std::move(from.listing_facts);
   }
   if (into->series.figures == 0) into->series = std::move(from.series);
+  into->records.insert(into->records.end(), from.records.begin(), from.records.end());
   Merge(from.facts, from.first, from.first_who, into);
   for (auto& outlier : from.outliers) Rebase(std::move(outlier), from.facts, into);
+}
+
+namespace {
+
+bool SameRequest(const Incident& record, const Incident& log) {
+  auto a = record.facts.find("requested_bytes"), b = log.facts.find("requested_bytes");
+  return a != record.facts.end() && b != log.facts.end() && !Differs(a->second, b->second);
+}
+
+bool DeviceInCommon(const Incident& a, const Incident& b) {
+  if (a.devices.empty() || b.devices.empty()) return true;
+  return std::any_of(a.devices.begin(), a.devices.end(),
+                     [&b](const std::string& d) { return b.devices.count(d); });
+}
+
+// The log's incident a record is of, or nullptr.
+Incident* LogIncidentOf(const Incident& record, std::vector<Incident>* incidents) {
+  for (auto& log : *incidents) {
+    if (!log.record && log.kind == record.kind && SameRequest(record, log) && DeviceInCommon(record, log))
+      return &log;
+  }
+  return nullptr;
+}
+
+void JoinRecord(Incident&& record, Incident* into) {
+  AddSightings(std::move(record.seen), &into->seen);  // the log says who printed it: its hosts stay
+  into->devices.insert(record.devices.begin(), record.devices.end());
+  if (HasListing(record)) {  // the allocator's own listing is whole; a log prints a part
+    into->allocations = std::move(record.allocations);
+    into->allocation_groups = std::move(record.allocation_groups);
+    into->listing_facts = std::move(record.listing_facts);
+  }
+  into->records.push_back(record.first);
+  Merge(record.facts, record.first, "memory snapshot", into);
+}
+
+}  // namespace
+
+void JoinRecords(std::vector<Incident>* incidents) {
+  for (size_t r = 0; r < incidents->size();) {
+    Incident& record = (*incidents)[r];
+    Incident* log = record.record ? LogIncidentOf(record, incidents) : nullptr;
+    if (!log) {
+      ++r;
+      continue;
+    }
+    JoinRecord(std::move(record), log);
+    incidents->erase(incidents->begin() + static_cast<std::ptrdiff_t>(r));
+  }
 }
 
 std::vector<Incident> IncidentGrouper::Take() {

@@ -56,12 +56,20 @@ class IncidentGrouper {
 };
 
 /// The key events are grouped by (and incidents merged by): the kind and the
-/// identifying facts.
-std::string GroupKey(const std::string& kind, const Facts& facts);
+/// identifying facts, and whether it is an allocator's record (a record joins a
+/// log's incident by JoinRecords, adding no occurrence, never by its key).
+std::string GroupKey(const std::string& kind, const Facts& facts, bool record);
 
 /// Folds an incident of a later input into one of the same key: counts and
 /// identity sets add up; differing numbers become outliers.
 void MergeIncident(Incident&& from, Incident* into);
+
+/// Joins each incident read from an allocator's record (a memory snapshot) into the
+/// incident a log printed for the same failure: the same kind, the same request
+/// within the log's rounding, and a device in common when both name one. The
+/// record's exact figures replace the log's rounded ones, its listing replaces the
+/// log's, and it adds no occurrence. A record that matches no log's incident stays.
+void JoinRecords(std::vector<Incident>* incidents);
 
 }  // namespace oomlens
 

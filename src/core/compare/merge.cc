@@ -69,7 +69,7 @@ void ReportMerger::Add(Report&& part) {
     incident.first_input_index += offset;
     for (int& index : incident.seen.inputs) index += offset;
     incident.seen.last_input += offset;
-    std::string key = GroupKey(incident.kind, incident.facts);
+    std::string key = GroupKey(incident.kind, incident.facts, incident.record);
     auto it = state_->index.find(key);
     if (it == state_->index.end() && merged.incidents.size() >= kMaxIncidents) {
       state_->folded.Add(incident.kind, incident.occurrences, incident.first, incident.seen.inputs);

@@ -28,6 +28,7 @@ struct Event {
   std::vector<std::string> listings;  ///< ids of listing signatures (dumps) that joined it
   double time_seconds = -1;           ///< its line's timestamp, seconds into the year; -1: none
   std::string time;                   ///< the same as text (TimestampText); "" none
+  bool record = false;                ///< read from an allocator's record (a memory snapshot), not a log
 };
 
 }  // namespace oomlens

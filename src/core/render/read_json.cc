@@ -145,6 +145,9 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
   i->first.input = first.value("input", "");
   i->first.line = first.value("line", uint64_t{0});
   i->first_who = first.value("who", "");
+  i->record = j.value("record", false);
+  for (const auto& r : j.value("records", json::array()))
+    i->records.push_back(Location{r.value("input", ""), r.value("line", uint64_t{0})});
   for (const auto& v : j.value("replicas", json::array())) i->replicas.insert(v.get<int64_t>());
   for (const auto& v : j.value("partitions", json::array())) i->partitions.insert(v.get<int64_t>());
   for (const auto& v : j.value("ranks", json::array())) i->ranks.insert(v.get<int64_t>());
@@ -260,7 +263,8 @@ struct ReportInputs {
     list.clear();
     for (const auto& in : j) {
       list.push_back(InputSummary{in.value("name", ""), in.value("lines", uint64_t{0}),
-                                  in.value("bytes", uint64_t{0}), in.value("ok", true)});
+                                  in.value("bytes", uint64_t{0}), in.value("ok", true),
+                                  in.value("record", "")});
     }
     index.clear();
     for (size_t n = 0; n < list.size(); ++n) index[list[n].name] = static_cast<int>(n);
@@ -338,7 +342,7 @@ class IncidentReader {
   }
   void Keep(Incident&& incident) {
     inputs_.Place(&incident);
-    std::string key = GroupKey(incident.kind, incident.facts);
+    std::string key = GroupKey(incident.kind, incident.facts, incident.record);
     auto it = index_.find(key);
     if (it == index_.end() && incidents.size() >= kMaxIncidents) {
       folded.Add(incident.kind, incident.occurrences, incident.first, incident.seen.inputs);

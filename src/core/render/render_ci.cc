@@ -110,7 +110,7 @@ void RenderMarkdown(const Report& report, std::ostream& out, size_t max_bytes, s
                       MarkdownCell((i.code.empty() ? i.kind : i.code) + " " + i.title) + " | " +
                       MarkdownCell(cause) + " | " + MarkdownCell(i.diagnosis.summary.substr(0, 600)) + " | " +
                       MarkdownCell(KeyNumbers(i)) + " | " + std::to_string(i.occurrences) + "x, first " +
-                      MarkdownCell(i.first.input) + ":" + std::to_string(i.first.line) + " |\n";
+                      MarkdownCell(LocationText(i.first)) + " |\n";
     if (text.size() + row.size() + 200 > max_bytes) break;
     text += row;
     ++shown;
@@ -140,8 +140,8 @@ void RenderGithub(const Report& report, const FailGate& gate, std::ostream& out)
   for (size_t k = individual; k < n; ++k) {
     const Incident& i = report.incidents[k];
     rest_fails = rest_fails || gate.Fails(i);
-    rest += "\n" + i.first.input + ":" + std::to_string(i.first.line) + " " +
-            (i.code.empty() ? i.kind : i.code) + " " + i.diagnosis.best.cause;
+    rest += "\n" + LocationText(i.first) + " " + (i.code.empty() ? i.kind : i.code) + " " +
+            i.diagnosis.best.cause;
   }
   out << Annotation(rest_fails, "OOM: " + std::to_string(n - individual) + " more incidents",
                     report.incidents[individual].first, rest);

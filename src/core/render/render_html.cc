@@ -265,7 +265,10 @@ void RenderIncidentHtml(const Incident& i, size_t number, std::ostream& out) {
     out << "<p class='muted'>follows [" << i.consequence_of << "]: " << HtmlEscape(i.relation) << "</p>\n";
   out << MemoryBar(i) << "\n<table>\n";
   out << "<tr><th>seen</th><td>" << i.occurrences << (i.occurrences == 1 ? " time" : " times")
-      << ", first at " << HtmlEscape(i.first.input) << ":" << i.first.line << "</td></tr>\n";
+      << ", first at " << HtmlEscape(LocationText(i.first)) << "</td></tr>\n";
+  for (const auto& record : i.records)
+    out << "<tr><th>record</th><td>" << HtmlEscape(LocationText(record))
+        << " (the allocator's snapshot: its figures and blocks)</td></tr>\n";
   if (!i.partitions.empty())
     out << "<tr><th>partitions</th><td>" << HtmlEscape(FormatIdSet(i.partitions)) << "</td></tr>\n";
   if (!i.hosts.empty())

@@ -104,6 +104,12 @@ ojson IncidentJson(const Incident& i) {
                {"days", i.seen.days},
                {"ranges", RangesJson(i.seen.ranges)}};
   j["first"] = {{"input", i.first.input}, {"line", i.first.line}, {"who", i.first_who}};
+  if (i.record) j["record"] = true;
+  if (!i.records.empty()) {
+    ojson records = ojson::array();
+    for (const auto& r : i.records) records.push_back({{"input", r.input}, {"line", r.line}});
+    j["records"] = records;
+  }
   j["replicas"] = i.replicas;
   j["partitions"] = i.partitions;
   j["hosts"] = InNaturalOrder(i.hosts);
@@ -179,7 +185,9 @@ void RenderJson(const Report& report, std::ostream& out) {
   doc["oomlens_version"] = Version();
   ojson inputs = ojson::array();
   for (const auto& in : report.inputs) {
-    inputs.push_back({{"name", in.name}, {"lines", in.lines}, {"bytes", in.bytes}, {"ok", in.ok}});
+    ojson entry = {{"name", in.name}, {"lines", in.lines}, {"bytes", in.bytes}, {"ok", in.ok}};
+    if (!in.record.empty()) entry["record"] = in.record;
+    inputs.push_back(std::move(entry));
   }
   doc["inputs"] = inputs;
   doc["incidents"] = ojson::array();  // written one by one below: the document is never whole in memory

@@ -149,7 +149,10 @@ std::string AllocationsHead(const Incident& i) {
   if (!live.empty() && !free.empty()) head += ", live " + live;
   if (!free.empty()) {  // a report read back may lack the count (a summary from another version, or edited)
     auto blocks = i.derived.find("free_block_count");
-    head += ", free " + free + (blocks != i.derived.end() ? " in " + blocks->second.text + " blocks" : "");
+    head += ", free " + free +
+            (blocks != i.derived.end()
+                 ? " in " + Counted(static_cast<uint64_t>(blocks->second.integer), "block", "blocks")
+                 : "");
     std::string largest = DerivedSize(i, "largest_free_block_bytes");
     if (!largest.empty()) head += ", largest " + largest;
   }
@@ -253,8 +256,11 @@ void RenderIncident(const Incident& i, size_t number, const Style& style, const 
     if (!value.empty()) out << "    " << style.Dim(label) << value << "\n";
   };
   std::string seen = std::to_string(i.occurrences) + (i.occurrences == 1 ? " time" : " times") +
-                     ", first at " + Printable(i.first.input) + ":" + std::to_string(i.first.line);
+                     ", first at " + Printable(LocationText(i.first));
   row("seen      ", seen);
+  for (const auto& record : i.records)
+    row("record    ",
+        Printable(LocationText(record)) + " (the allocator's snapshot: its figures and blocks)");
   if (i.match < 1) {
     char c[16];
     std::snprintf(c, sizeof c, "%.2f", i.match);
@@ -295,7 +301,7 @@ void RenderIncident(const Incident& i, size_t number, const Style& style, const 
   for (const auto& o : i.outliers) {
     std::string diffs;
     for (const auto& diff : o.differences) diffs += (diffs.empty() ? "" : "; ") + diff;
-    row("outlier   ", style.Yellow(Printable(o.where.input + ":" + std::to_string(o.where.line) +
+    row("outlier   ", style.Yellow(Printable(LocationText(o.where) +
                                              (o.who.empty() ? "" : " (" + o.who + ")") + ": " + diffs)));
   }
   if (!i.excerpt.empty() && options.max_excerpt_lines > 0) {

@@ -1,5 +1,7 @@
 #include "core/render/verdict.h"
 
+#include <map>
+
 #include "oomlens/render.h"
 
 namespace oomlens {
@@ -36,15 +38,21 @@ std::string VerdictRead(const Report& report) {
     return ": nothing was read (" + what + " could not be read)";
   }
   uint64_t lines = 0;
+  bool logs = false;
+  std::map<std::string, uint64_t> records;  // inputs that were no log, by what they were
   const InputSummary* last_read = nullptr;
   for (const auto& in : report.inputs) {
     if (Unread(in)) continue;
-    lines += in.lines;
+    if (in.record.empty()) lines += in.lines, logs = true;
+    else ++records[in.record];
     last_read = &in;
   }
+  std::string what = logs ? Counted(lines, "line", "lines") : "";
+  for (const auto& [record, n] : records)
+    what += (what.empty() ? "" : ", ") + Counted(n, record.c_str(), (record + "s").c_str());
   size_t read = report.inputs.size() - unread;
   std::string where = read == 1 ? last_read->name : Counted(read, "input", "inputs");
-  std::string out = " in " + where + " (" + Counted(lines, "line", "lines") + ")";
+  std::string out = " in " + where + " (" + what + ")";
   if (unread > 0) out += "; " + Counted(unread, "input", "inputs") + " could not be read";
   return out;
 }

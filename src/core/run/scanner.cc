@@ -15,8 +15,10 @@
 #include "core/analyze/series.h"
 #include "core/input/decompress.h"
 #include "core/input/line_reader.h"
+#include "core/input/pickle_reader.h"
 #include "core/recognize/read_ahead.h"
 #include "core/recognize/recognizer.h"
+#include "core/recognize/torch_snapshot.h"
 #include "core/rules/rule_data.h"
 #include "core/run/report_input.h"
 #include "core/run/scan_testing.h"
@@ -27,6 +29,15 @@ namespace oomlens {
 namespace {
 
 constexpr size_t kMaxProblems = 200;
+
+// A memory snapshot is read whole; its values take several times its size.
+constexpr size_t kMaxSnapshotBytes = size_t{1} << 30;
+
+// Whether an input starts as a pickle of protocol 2 or later does (a log never
+// starts with byte 0x80: in UTF-8 it continues a character).
+bool LooksLikePickle(std::string_view head) {
+  return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 && head[1] <= 5;
+}
 
 // A FIFO opened without blocking: waits, in slices an interrupt can end, until a
 // writer has written or gone, then makes reads block again. False when interrupted.
@@ -114,7 +125,7 @@ struct Scanner::State {
       report.interrupted = true;  // also at the end
     recognizer.Finish();
     InputSummary summary{name, reader.lines_read(), reader.bytes_read(),
-                         reader.error().empty() && !report.interrupted};
+                         reader.error().empty() && !report.interrupted, ""};
     report.inputs.push_back(summary);
     if (report.interrupted) return false;
     if (!reader.error().empty()) {
@@ -124,6 +135,49 @@ struct Scanner::State {
       return false;
     }
     return true;
+  }
+  // A pickle: a PyTorch memory snapshot, whose OOMs become events like a log's.
+  // Refused with the offset when it holds code or anything but a snapshot.
+  bool ScanSnapshot(ByteSource* source, std::string data, const std::string& name, const std::string& host) {
+    int index = static_cast<int>(report.inputs.size());
+    std::string error;
+    bool read = ReadUpTo(source, kMaxSnapshotBytes + 1, &data, &error);
+    InputSummary summary{name, 0, 0, false, "memory snapshot"};  // no bytes counted unless it is read
+    if (!read)
+      return Refuse(summary, name, "read failed after " + std::to_string(data.size()) + " bytes: " + error,
+                    "");
+    if (data.size() > kMaxSnapshotBytes)
+      return Refuse(summary, name,
+                    "a memory snapshot larger than " + FormatSize(static_cast<int64_t>(kMaxSnapshotBytes)) +
+                        " is not read",
+                    "record less history (torch.cuda.memory._record_memory_history(max_entries=...))");
+    PickleRef root;
+    PickleError refused;
+    if (!ReadPickle(data, PickleLimits{}, &root, &refused))
+      return Refuse(summary, name + ": byte " + std::to_string(refused.offset), refused.message,
+                    "oomlens reads pickles of plain data only (a memory snapshot); nothing in this one ran");
+    SnapshotEvents snapshot;
+    if (!ReadTorchSnapshot(*root, name, index, &snapshot, &error))
+      return Refuse(summary, name, error, "give a file torch.cuda.memory._dump_snapshot() wrote");
+    for (const std::string& state : snapshot.without_oom)
+      AddProblem(Problem::Severity::kWarning, name,
+                 "a memory snapshot with no OOM in its trace (" + state + ")",
+                 "record history before the failure (torch.cuda.memory._record_memory_history()) so the "
+                 "snapshot holds the failed request");
+    for (Event& event : snapshot.events) {
+      event.host = host;
+      Route(std::move(event));
+    }
+    summary.ok = true;
+    summary.bytes = data.size();
+    report.inputs.push_back(summary);
+    return true;
+  }
+
+  bool Refuse(InputSummary summary, std::string where, std::string message, std::string help) {
+    AddProblem(Problem::Severity::kError, std::move(where), std::move(message), std::move(help));
+    report.inputs.push_back(summary);
+    return false;
   }
 };
 
@@ -139,7 +193,12 @@ bool Scanner::ScanFd(int fd, const std::string& name, const std::string& host) {
   FdSource raw(fd);
   raw.StopWhen(state_->options.cancel);  // an interrupt ends a wait on a quiet pipe
   raw.CountInto(state_->options.bytes_read);
-  std::unique_ptr<ByteSource> source = OpenDecompressing(&raw);
+  std::unique_ptr<ByteSource> decompressed = OpenDecompressing(&raw);
+  std::string head, error;
+  if (ReadUpTo(decompressed.get(), 2, &head, &error) && LooksLikePickle(head))
+    return state_->ScanSnapshot(decompressed.get(), std::move(head), name, host);
+  PrefixedSource rest(std::move(head), decompressed.get());  // a read error recurs, and is said, below
+  ByteSource* source = &rest;
   // Files and pipes are read ahead; a terminal is a person pasting, with nothing to gain.
   struct stat st;
   bool file_or_pipe = ::fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode));
@@ -147,11 +206,11 @@ bool Scanner::ScanFd(int fd, const std::string& name, const std::string& host) {
     std::atomic<bool> stop_reading{false};
     raw.StopWhen(state_->options.cancel, &stop_reading);
     FigureReader figures(RuleDataOf(state_->rules), state_->recognizer.shared_prefilter());
-    ReadAheadSource ahead(source.get(), &figures, state_->read_figures, state_->options.max_line_bytes,
+    ReadAheadSource ahead(source, &figures, state_->read_figures, state_->options.max_line_bytes,
                           &stop_reading);
     return state_->Scan(&ahead, name, host, &ahead);
   }
-  return state_->Scan(source.get(), name, host);
+  return state_->Scan(source, name, host);
 }
 
 void Scanner::ScanText(std::string_view text, const std::string& name) {
@@ -173,7 +232,7 @@ bool Scanner::ScanFile(const std::string& path, const std::string& host) {
     int err = errno;
     state_->AddProblem(Problem::Severity::kError, path, std::strerror(err),
                        err == ENOENT ? "check the path" : "check the file's permissions");
-    state_->report.inputs.push_back(InputSummary{path, 0, 0, false});
+    state_->report.inputs.push_back(InputSummary{path, 0, 0, false, ""});
     return false;
   }
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -181,7 +240,7 @@ bool Scanner::ScanFile(const std::string& path, const std::string& host) {
     state_->AddProblem(
         Problem::Severity::kError, path, "is a directory",
         "give the log files inside it (e.g. " + path + "/*.log), or -r to read it recursively");
-    state_->report.inputs.push_back(InputSummary{path, 0, 0, false});
+    state_->report.inputs.push_back(InputSummary{path, 0, 0, false, ""});
     return false;
   }
   bool ok = ScanFd(fd, path, host);

@@ -26,7 +26,7 @@ class Location:
         return cls(j.get("input", ""), j.get("line", 0), j.get("who", ""))
 
     def __str__(self) -> str:
-        return f"{self.input}:{self.line}"
+        return f"{self.input}:{self.line}" if self.line else self.input  # line 0: an input of no lines
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,8 @@ class Incident:
     excerpt: List[str]
     seen: Dict[str, Any]  # inputs (indexes) it occurred in, first_time, last_time, days
     json: Dict[str, Any] = field(repr=False, compare=False)
+    record: bool = False  # read from an allocator's record (a memory snapshot) alone, not a log
+    records: List[Location] = field(default_factory=list)  # memory snapshots joined into it
 
     @classmethod
     def from_json(cls, j: Dict[str, Any]) -> "Incident":
@@ -89,7 +91,8 @@ class Incident:
             alternatives=[Alternative(a["cause"], a["confidence"], a["rule"], list(a["evidence"]))
                           for a in j["alternatives"]],
             outliers=list(j["outliers"]), consequence_of=j.get("consequence_of"), relation=j.get("relation", ""),
-            excerpt=list(j["excerpt"]), seen=dict(j.get("seen", {})), json=j)
+            excerpt=list(j["excerpt"]), seen=dict(j.get("seen", {})), json=j,
+            record=j.get("record", False), records=[Location.from_json(r) for r in j.get("records", [])])
 
     def fact(self, name: str, default: Any = None) -> Any:
         """A fact read from the log, else one oomlens derived, else default."""
@@ -102,7 +105,7 @@ class Incident:
         program = f", program={self.facts['program']!r}" if "program" in self.facts else ""
         times = "1 occurrence" if self.occurrences == 1 else f"{self.occurrences:,} occurrences"
         return (f"<oomlens.Incident {what}: {self.cause} ({self.confidence:.2f}){program}, {times}, "
-                f"first at {self.first.input}:{self.first.line}>")
+                f"first at {self.first}>")
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,7 @@ class Input:
     lines: int
     bytes: int
     ok: bool
+    record: str = ""  # what the input was when no log ("memory snapshot"); "" a log
 
 
 @dataclass(frozen=True)
@@ -134,7 +138,8 @@ class Report:
         self.json: Dict[str, Any] = _json.loads(core.json())
         self.schema_version: int = self.json["schema_version"]
         self.oomlens_version: str = self.json["oomlens_version"]
-        self.inputs = [Input(i["name"], i["lines"], i["bytes"], i["ok"]) for i in self.json["inputs"]]
+        self.inputs = [Input(i["name"], i["lines"], i["bytes"], i["ok"], i.get("record", ""))
+                       for i in self.json["inputs"]]
         self.incidents = [Incident.from_json(i) for i in self.json["incidents"]]
         self.problems = [Problem(p["severity"], p["where"], p["message"], p.get("help", ""))
                          for p in self.json["problems"]]

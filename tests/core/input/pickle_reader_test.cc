@@ -5,23 +5,12 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <string>
+
+#include "tests/core/pickled.h"
 
 namespace oomlens {
 namespace {
-
-// The bytes /usr/bin/python3 pickles from `expression` with `protocol`.
-std::string Pickled(const std::string& expression, int protocol) {
-  std::string command = "/usr/bin/python3 -c 'import pickle, sys, os; sys.stdout.buffer.write(pickle.dumps(" +
-                        expression + ", protocol=" + std::to_string(protocol) + "))'";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  for (size_t n; pipe && (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
-  if (pipe) ::pclose(pipe);
-  return out;
-}
 
 // A snapshot's shape: segments with blocks, each block's frames one shared list.
 const char kSnapshot[] =

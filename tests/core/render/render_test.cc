@@ -42,7 +42,7 @@ TEST(ScopedStyle, PutsEveryRuleUnderTheRoot) {
 // review, issue 32 item 3); the browser test puts it into a page as Jupyter does.
 TEST(RenderHtmlFragment, IsOneElementWithItsStylesScopedToIt) {
   Report report;
-  report.inputs.push_back(InputSummary{"a.log", 1, 10, true});
+  report.inputs.push_back(InputSummary{"a.log", 1, 10, true, ""});
   std::ostringstream fragment, page;
   RenderHtmlFragment(report, fragment);
   RenderHtml(report, page);
@@ -116,7 +116,7 @@ TEST(FormatNameSet, FoldsNumberedNames) {
 
 TEST(RenderText, NoOomVerdict) {
   Report r;
-  r.inputs.push_back({"a.log", 12, 100, true});
+  r.inputs.push_back({"a.log", 12, 100, true, ""});
   std::ostringstream out;
   RenderText(r, {}, out);
   EXPECT_EQ(out.str(), "oomlens: no OOM found in a.log (12 lines)\n");
@@ -145,7 +145,7 @@ TEST(HtmlEscape, EscapesEveryMetaCharacter) {
 TEST(RenderHtml, LogTextCannotInjectMarkup) {
   const std::string kPayload = "<script>alert(1)</script><img src=x onerror=alert(2)>\"'";
   Report r;
-  r.inputs.push_back({kPayload + ".log", 3, 100, true});
+  r.inputs.push_back({kPayload + ".log", 3, 100, true, ""});
   Incident i;
   i.kind = "tpu_compile_hbm";
   i.code = "E1000";

@@ -1,0 +1,261 @@
+#include "core/recognize/torch_snapshot.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "core/model/fact_values.h"
+
+namespace oomlens {
+namespace {
+
+using Type = PickleValue::Type;
+
+std::optional<int64_t> IntOf(const PickleValue* v) {
+  if (!v || v->type != Type::kInt) return std::nullopt;
+  return v->integer;
+}
+
+// A sum of byte counts a crafted snapshot cannot wrap: it stops at int64's largest.
+void Add(int64_t bytes, int64_t* sum) {
+  *sum =
+      bytes > std::numeric_limits<int64_t>::max() - *sum ? std::numeric_limits<int64_t>::max() : *sum + bytes;
+}
+
+bool IsList(const PickleValue* v) { return v && (v->type == Type::kList || v->type == Type::kTuple); }
+
+bool EndsWith(std::string_view text, std::string_view end) {
+  return text.size() >= end.size() && text.substr(text.size() - end.size()) == end;
+}
+
+bool IsNativeFrame(std::string_view file) {
+  for (std::string_view ext : {".cpp", ".cc", ".cu", ".c", ".h", ".hpp", ".cuh"})
+    if (EndsWith(file, ext)) return true;
+  return file.empty() || file == "??";
+}
+
+// The program's own code: not C++, not generated (<...>), not PyTorch's own modules.
+bool IsOwnCode(std::string_view file) {
+  return !IsNativeFrame(file) && file[0] != '<' && file.find("/torch/") == std::string_view::npos &&
+         file.rfind("torch/", 0) != 0;
+}
+
+std::string ShortPath(std::string_view file) {
+  for (std::string_view packages : {"site-packages/", "dist-packages/"}) {
+    size_t at = file.rfind(packages);
+    if (at != std::string_view::npos) return std::string(file.substr(at + packages.size()));
+  }
+  return std::string(file);
+}
+
+std::string FrameText(const PickleValue& frame) {
+  const PickleValue* file = frame.Get("filename");
+  const PickleValue* name = frame.Get("name");
+  std::string text = file && file->type == Type::kString ? ShortPath(file->text) : "?";
+  if (auto line = IntOf(frame.Get("line"))) text += ":" + std::to_string(*line);
+  if (name && name->type == Type::kString && !name->text.empty()) text += " " + name->text;
+  return text;
+}
+
+std::string FileOf(const PickleValue& frame) {
+  const PickleValue* file = frame.Get("filename");
+  return file && file->type == Type::kString ? file->text : "";
+}
+
+// Per device: the segments' figures and the blocks as a listing.
+struct DeviceState {
+  int64_t reserved = 0, allocated = 0, awaiting = 0, cached_free = 0, graph_pool = 0;
+  int64_t segments = 0;
+  bool expandable = false;
+  std::vector<Allocation> blocks;
+};
+
+std::string Hex(int64_t address) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(address));
+  return buf;
+}
+
+// The frames of a block: its own (a current snapshot), or the last of its history
+// (the older layout: each reuse of the block appended one).
+const PickleValue* BlockFrames(const PickleValue& block) {
+  const PickleValue* frames = block.Get("frames");
+  if (IsList(frames) && !frames->items.empty()) return frames;
+  const PickleValue* history = block.Get("history");
+  if (!IsList(history) || history->items.empty()) return nullptr;
+  return history->items.back()->Get("frames");
+}
+
+const char* BlockState(const std::string& state) {
+  if (state == "inactive") return "free";
+  if (state == "active_awaiting_free" || state == "active_pending_free") return "reserved";
+  return "allocated";
+}
+
+bool AddBlock(const PickleValue& block, const std::string& where, DeviceState* device, std::string* error) {
+  auto size = IntOf(block.Get("size"));
+  const PickleValue* state = block.Get("state");
+  if (!size || *size < 0 || !state || state->type != Type::kString) {
+    *error = where + " has no size and state (a snapshot's block has both)";
+    return false;
+  }
+  const char* held = BlockState(state->text);
+  if (std::string_view(held) == "free") Add(*size, &device->cached_free);
+  else if (std::string_view(held) == "reserved") Add(*size, &device->awaiting);
+  else Add(*size, &device->allocated);
+  Allocation a;
+  a.fields["size_bytes"] = SizeValue(static_cast<double>(*size));
+  a.fields["state"] = TextValue(held);
+  if (auto address = IntOf(block.Get("address"))) a.fields["offset"] = TextValue(Hex(*address));
+  std::string owner = std::string_view(held) == "free" ? "" : OwnerFrame(BlockFrames(block));
+  if (!owner.empty()) a.fields["owner"] = TextValue(owner);
+  device->blocks.push_back(std::move(a));
+  return true;
+}
+
+// A CUDA-graph private pool: any pool id but the default (0, 0).
+bool InGraphPool(const PickleValue& segment) {
+  const PickleValue* pool = segment.Get("segment_pool_id");
+  if (!IsList(pool)) return false;
+  for (const auto& id : pool->items)
+    if (IntOf(id.get()).value_or(0) != 0) return true;
+  return false;
+}
+
+bool AddSegment(const PickleValue& segment, size_t index, std::map<int64_t, DeviceState>* devices,
+                std::string* error) {
+  std::string where = "segment " + std::to_string(index);
+  auto total = IntOf(segment.Get("total_size"));
+  const PickleValue* blocks = segment.Get("blocks");
+  if (segment.type != Type::kDict || !total || *total < 0 || !IsList(blocks)) {
+    *error = where + " is not a dict with total_size and blocks";
+    return false;
+  }
+  DeviceState& device = (*devices)[IntOf(segment.Get("device")).value_or(0)];
+  Add(*total, &device.reserved);
+  ++device.segments;
+  if (InGraphPool(segment)) Add(*total, &device.graph_pool);
+  const PickleValue* expandable = segment.Get("is_expandable");
+  if (expandable && expandable->type == Type::kBool && expandable->boolean) device.expandable = true;
+  for (size_t b = 0; b < blocks->items.size(); ++b) {
+    const PickleValue& block = *blocks->items[b];
+    if (block.type != Type::kDict) {
+      *error = where + " block " + std::to_string(b) + " is not a dict";
+      return false;
+    }
+    if (!AddBlock(block, where + " block " + std::to_string(b), &device, error)) return false;
+  }
+  return true;
+}
+
+// The last OOM a device's trace recorded, and how many it recorded.
+struct TraceOom {
+  const PickleValue* last = nullptr;
+  int64_t count = 0;
+};
+
+TraceOom LastOom(const PickleValue* trace) {
+  TraceOom oom;
+  if (!IsList(trace)) return oom;
+  for (const auto& entry : trace->items) {
+    const PickleValue* action = entry->Get("action");
+    if (action && action->type == Type::kString && action->text == "oom") {
+      oom.last = entry.get();
+      ++oom.count;
+    }
+  }
+  return oom;
+}
+
+bool ExpandableInSettings(const PickleValue* settings) {
+  const PickleValue* on = settings ? settings->Get("expandable_segments") : nullptr;
+  return on && on->type == Type::kBool && on->boolean;
+}
+
+std::string AllocConf(const PickleValue* settings) {
+  const PickleValue* conf = settings ? settings->Get("PYTORCH_CUDA_ALLOC_CONF") : nullptr;
+  return conf && conf->type == Type::kString ? conf->text : "";
+}
+
+void SetSize(Facts* facts, const char* name, int64_t bytes) {
+  (*facts)[name] = SizeValue(static_cast<double>(bytes));
+}
+
+Event OomEvent(int64_t index, DeviceState&& device, const TraceOom& oom, const PickleValue* settings,
+               const std::string& input, int input_index) {
+  Event e;
+  e.signature = "pytorch_snapshot";
+  e.kind = "pytorch_cuda";
+  e.title = "PyTorch GPU out of memory (memory snapshot)";
+  e.device = "GPU " + std::to_string(index);
+  e.where = Location{input, 0};
+  e.input_index = input_index;
+  e.record = true;
+  Facts& f = e.facts;
+  auto size = IntOf(oom.last->Get("size")), free = IntOf(oom.last->Get("device_free"));
+  if (size && *size >= 0) SetSize(&f, "requested_bytes", *size);  // a byte count below 0 is no figure
+  if (free && *free >= 0) SetSize(&f, "free_bytes", *free);
+  SetSize(&f, "reserved_bytes", device.reserved);
+  SetSize(&f, "allocated_bytes", device.allocated);
+  SetSize(&f, "reserved_unallocated_bytes", std::max<int64_t>(0, device.reserved - device.allocated));
+  if (device.awaiting > 0) SetSize(&f, "awaiting_free_bytes", device.awaiting);
+  if (device.graph_pool > 0) SetSize(&f, "graph_pool_bytes", device.graph_pool);
+  f["segment_count"] = CountValue(device.segments);
+  f["trace_oom_count"] = CountValue(oom.count);
+  if (device.expandable || ExpandableInSettings(settings)) f["expandable_segments"] = TextValue("on");
+  std::string conf = AllocConf(settings);
+  if (!conf.empty()) f["alloc_conf"] = TextValue(conf);
+  e.allocations = std::move(device.blocks);
+  return e;
+}
+
+std::string StateLine(int64_t index, const DeviceState& d) {
+  return "GPU " + std::to_string(index) + ": " + std::to_string(d.segments) +
+         (d.segments == 1 ? " segment, " : " segments, ") + FormatSize(d.reserved) + " reserved, " +
+         FormatSize(d.allocated) + " allocated, " + FormatSize(d.cached_free) + " cached free";
+}
+
+}  // namespace
+
+std::string OwnerFrame(const PickleValue* frames) {
+  if (!IsList(frames) || frames->items.empty()) return "";
+  const PickleValue* python = nullptr;
+  for (const auto& frame : frames->items) {
+    std::string file = FileOf(*frame);
+    if (IsOwnCode(file)) return FrameText(*frame);
+    if (!python && !IsNativeFrame(file)) python = frame.get();
+  }
+  return FrameText(python ? *python : *frames->items.front());
+}
+
+bool ReadTorchSnapshot(const PickleValue& root, const std::string& input, int input_index,
+                       SnapshotEvents* out, std::string* error) {
+  const PickleValue* segments = root.type == Type::kDict ? root.Get("segments") : &root;
+  if (!IsList(segments)) {
+    *error =
+        "the pickle holds no PyTorch memory snapshot (neither a dict with segments nor a list of segments)";
+    return false;
+  }
+  std::map<int64_t, DeviceState> devices;
+  for (size_t s = 0; s < segments->items.size(); ++s)
+    if (!AddSegment(*segments->items[s], s, &devices, error)) return false;
+  const PickleValue* traces = root.type == Type::kDict ? root.Get("device_traces") : nullptr;
+  const PickleValue* settings = root.type == Type::kDict ? root.Get("allocator_settings") : nullptr;
+  std::map<int64_t, TraceOom> ooms;  // device traces are indexed by device
+  for (size_t d = 0; IsList(traces) && d < traces->items.size(); ++d) {
+    TraceOom oom = LastOom(traces->items[d].get());
+    if (oom.last) ooms[static_cast<int64_t>(d)] = oom;
+  }
+  for (const auto& [index, oom] : ooms) devices.try_emplace(index);  // an OOM on a device with no segment
+  for (auto& [index, device] : devices) {
+    auto oom = ooms.find(index);
+    if (oom != ooms.end())
+      out->events.push_back(OomEvent(index, std::move(device), oom->second, settings, input, input_index));
+    else out->without_oom.push_back(StateLine(index, device));
+  }
+  return true;
+}
+
+}  // namespace oomlens

@@ -1,0 +1,44 @@
+// A PyTorch memory snapshot (torch.cuda.memory._snapshot(), the pickle
+// _dump_snapshot() writes) as events: the allocator's own record of what held each
+// device when it failed. Each device whose trace recorded an OOM gives one event of
+// kind pytorch_cuda, with the request and the free memory of its last OOM, and the
+// segments' figures (reserved, allocated, cached free, awaiting free, CUDA-graph
+// pools, the settings in force); its blocks become the event's listing, each owned
+// by the frame that allocated it, so the listing's summary names the top holder and
+// the largest free block. The layout is the one documented in torch/cuda/memory.py
+// (`_snapshot`): a dict of segments, device_traces and allocator_settings, or the
+// older list of segments whose blocks keep a history.
+#ifndef OOMLENS_CORE_RECOGNIZE_TORCH_SNAPSHOT_H_
+#define OOMLENS_CORE_RECOGNIZE_TORCH_SNAPSHOT_H_
+
+#include <string>
+#include <vector>
+
+#include "core/input/pickle_reader.h"
+#include "core/model/event.h"
+
+namespace oomlens {
+
+/// What a snapshot held.
+struct SnapshotEvents {
+  std::vector<Event> events;  ///< one per device with an OOM in its trace
+  /// Devices read with no OOM in their trace: "GPU 0: 3 segments, 12.00 GiB
+  /// reserved, 9.50 GiB allocated" (a snapshot taken by hand, or without history).
+  std::vector<std::string> without_oom;
+};
+
+/// Reads the snapshot root (what ReadPickle read) of input. False, with *error,
+/// when the pickle holds no snapshot (neither a dict with "segments" nor a list of
+/// segments) or a field has the wrong type.
+bool ReadTorchSnapshot(const PickleValue& root, const std::string& input, int input_index,
+                       SnapshotEvents* out, std::string* error);
+
+/// The frame that owns an allocation: the innermost frame of the program's own code
+/// (not PyTorch's, not C++), "models/llama.py:120 forward"; a package's path starts
+/// after site-packages/. Frames are innermost first, as a snapshot keeps them.
+/// Empty when no frame was recorded.
+std::string OwnerFrame(const PickleValue* frames);
+
+}  // namespace oomlens
+
+#endif  // OOMLENS_CORE_RECOGNIZE_TORCH_SNAPSHOT_H_

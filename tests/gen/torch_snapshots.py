@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""Writes the synthetic PyTorch memory snapshots of testdata/snapshots/.
+
+Each is the dict torch.cuda.memory._snapshot() returns, in the layout documented in
+PyTorch's torch/cuda/memory.py (_snapshot's docstring: segments, blocks, frames,
+device_traces, allocator_settings), pickled by Python's own pickle module as
+_dump_snapshot() does; legacy-history.pickle is the older layout (a list of
+segments whose blocks keep a history, as PyTorch 1.13 wrote and Debian's
+python3-torch still reads). Frames are one list per call site, shared by every
+block allocated there, so the pickles share them by memo as real snapshots do.
+
+    /usr/bin/python3 tests/gen/torch_snapshots.py testdata/snapshots
+"""
+import gzip
+import os
+import pickle
+import sys
+
+MiB = 1 << 20
+GiB = 1 << 30
+
+
+def frames(*sites):
+    """Frames innermost first, as a snapshot keeps them: C++, PyTorch, then the program."""
+    out = [{"filename": "/pytorch/c10/cuda/CUDACachingAllocator.cpp", "line": 1124, "name": "malloc"},
+           {"filename": "/usr/lib/python3/dist-packages/torch/nn/modules/linear.py", "line": 116,
+            "name": "forward"}]
+    for filename, line, name in sites:
+        out.append({"filename": filename, "line": line, "name": name})
+    return out
+
+
+ATTENTION = frames(("/home/ml/proj/model.py", 88, "attention"), ("/home/ml/proj/train.py", 42, "step"))
+MLP = frames(("/home/ml/proj/model.py", 131, "mlp"), ("/home/ml/proj/train.py", 42, "step"))
+OPTIMIZER = frames(("/home/ml/.local/lib/python3.11/site-packages/transformers/optimization.py", 640,
+                    "step"), ("/home/ml/proj/train.py", 47, "step"))
+
+
+def block(address, size, state, site=None):
+    b = {"address": address, "size": size, "requested_size": size if state != "inactive" else 0,
+         "state": state, "frames": site if site is not None and state != "inactive" else []}
+    return b
+
+
+def segment(device, address, parts, pool=(0, 0), expandable=False, stream=0):
+    """A segment of consecutive blocks: parts are (size, state, frames)."""
+    blocks, at = [], address
+    for size, state, site in parts:
+        blocks.append(block(at, size, state, site))
+        at += size
+    total = at - address
+    allocated = sum(b["size"] for b in blocks if b["state"] == "active_allocated")
+    active = sum(b["size"] for b in blocks if b["state"] != "inactive")
+    return {"device": device, "address": address, "total_size": total, "stream": stream,
+            "segment_type": "large", "segment_pool_id": pool, "allocated_size": allocated,
+            "active_size": active, "is_expandable": expandable, "blocks": blocks}
+
+
+def oom(size, device_free, site):
+    return {"action": "oom", "addr": 0, "size": size, "stream": 0, "device_free": device_free,
+            "frames": site}
+
+
+def settings(conf="", expandable=False):
+    return {"PYTORCH_CUDA_ALLOC_CONF": conf, "max_split_size": -1, "expandable_segments": expandable,
+            "garbage_collection_threshold": 0.0, "roundup_power2_divisions": [1] * 64}
+
+
+def fragmented():
+    """Six 512 MiB segments, each split around a 60 MiB hole: 360 MiB cached free and
+    90 MiB free on the device, but no piece of the 200 MiB asked for."""
+    segs = []
+    for k in range(6):
+        site = ATTENTION if k % 2 == 0 else MLP
+        segs.append(segment(0, 0x7F0000000000 + k * GiB,
+                            [(400 * MiB, "active_allocated", site), (60 * MiB, "inactive", None),
+                             (52 * MiB, "active_allocated", ATTENTION)]))
+    trace = [{"action": "alloc", "addr": segs[0]["address"], "size": 400 * MiB, "stream": 0,
+              "frames": ATTENTION},
+             oom(200 * MiB, 90 * MiB, ATTENTION)]
+    return {"segments": segs, "device_traces": [trace], "allocator_settings": settings()}
+
+
+def expandable_aggregate():
+    """Expandable segments on, a CUDA-graph pool, and a request larger than all that
+    is free: the tensors fill the device, not the cache."""
+    segs = [segment(0, 0x7E0000000000, [(30 * GiB, "active_allocated", OPTIMIZER),
+                                        (9 * GiB, "active_allocated", MLP),
+                                        (256 * MiB, "inactive", None)], expandable=True),
+            segment(0, 0x7D0000000000, [(2 * GiB, "active_allocated", ATTENTION)], pool=(1, 3),
+                    expandable=True)]
+    trace = [oom(4 * GiB, 310 * MiB, MLP)]
+    return {"segments": segs, "device_traces": [trace],
+            "allocator_settings": settings("expandable_segments:True", True)}
+
+
+def two_devices():
+    """Device 0 healthy, device 1 ran out; blocks freed on another stream still held."""
+    segs = [segment(0, 0x7C0000000000, [(1 * GiB, "active_allocated", MLP)]),
+            segment(1, 0x7B0000000000, [(6 * GiB, "active_allocated", ATTENTION),
+                                        (1 * GiB, "active_awaiting_free", MLP),
+                                        (20 * MiB, "inactive", None)], stream=7)]
+    return {"segments": segs, "device_traces": [[], [oom(3 * GiB, 700 * MiB, ATTENTION)]],
+            "allocator_settings": settings()}
+
+
+def legacy_history():
+    """The older layout: a list of segments; each block's history lists its reuses."""
+    segs = []
+    for k in range(2):
+        seg = segment(0, 0x7A0000000000 + k * GiB,
+                      [(300 * MiB, "active_allocated", None), (212 * MiB, "inactive", None)])
+        for b in seg["blocks"]:
+            del b["frames"]
+            if b["state"] == "active_allocated":
+                b["history"] = [{"addr": b["address"], "real_size": b["size"], "frames": MLP}]
+        segs.append(seg)
+    return segs
+
+
+def main(out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    write = lambda name, value, protocol: open(os.path.join(out_dir, name), "wb").write(
+        pickle.dumps(value, protocol=protocol))
+    write("fragmented.pickle", fragmented(), 4)
+    with gzip.GzipFile(os.path.join(out_dir, "expandable-aggregate.pickle.gz"), "wb", mtime=0) as f:
+        f.write(pickle.dumps(expandable_aggregate(), protocol=5))
+    write("two-devices.pickle", two_devices(), 2)
+    write("legacy-history.pickle", legacy_history(), 2)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "testdata/snapshots")
