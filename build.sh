@@ -30,7 +30,7 @@ PACKAGES=(g++ make cmake pkg-config python3 libre2-dev nlohmann-json3-dev libcli
           python3-dev pybind11-dev python3-pybind11)
 # What the Python tests use: pytest, the real PyTorch (CPU) and IPython the hook is tested with, and
 # Dask (dask, distributed, fsspec) the fleet runs on.
-TEST_PACKAGES=(python3-pytest python3-torch python3-ipython python3-dask python3-distributed python3-fsspec)
+TEST_PACKAGES=(python3-pytest python3-torch python3-ipython python3-dask python3-distributed python3-fsspec python3-protobuf)
 
 say() { printf 'build.sh: %s\n' "$*" >&2; }
 

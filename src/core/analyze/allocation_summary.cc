@@ -77,17 +77,31 @@ const char* AllocationState(const Allocation& allocation) {
 
 std::vector<const Allocation*> ListingOrder(const std::vector<Allocation>& allocations, size_t n) {
   std::vector<const Allocation*> all;
-  for (const auto& a : allocations) all.push_back(&a);
-  bool ranked = !all.empty() && Field(*all.front(), "rank");
-  if (!ranked) {
-    auto key = [](const Allocation* a) {
-      const FactValue* size = Field(*a, "size_bytes");
-      return std::make_pair(AllocationState(*a) == std::string("allocated"), size ? size->integer : -1);
-    };
-    std::stable_sort(all.begin(), all.end(),
-                     [&](const Allocation* a, const Allocation* b) { return key(a) > key(b); });
+  bool ranked = !allocations.empty() && Field(allocations.front(), "rank");
+  if (ranked) {
+    for (size_t k = 0; k < allocations.size() && k < n; ++k) all.push_back(&allocations[k]);
+    return all;
   }
-  if (all.size() > n) all.resize(n);
+  // Live before free, then larger first, then listing order: the keys are read once
+  // (a sort of a snapshot's 500,000 blocks read each block's fields 80 times).
+  struct Keyed {
+    bool live;
+    int64_t size;
+    size_t at;
+    bool operator<(const Keyed& o) const {
+      return live != o.live ? live : size != o.size ? size > o.size : at < o.at;
+    }
+  };
+  std::vector<Keyed> keyed;
+  keyed.reserve(allocations.size());
+  for (size_t k = 0; k < allocations.size(); ++k) {
+    const FactValue* size = Field(allocations[k], "size_bytes");
+    keyed.push_back(
+        {AllocationState(allocations[k]) == std::string("allocated"), size ? size->integer : -1, k});
+  }
+  size_t shown = std::min(n, keyed.size());
+  std::partial_sort(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(shown), keyed.end());
+  for (size_t k = 0; k < shown; ++k) all.push_back(&allocations[keyed[k].at]);
   return all;
 }
 

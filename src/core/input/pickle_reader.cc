@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace oomlens {
 
@@ -118,7 +117,7 @@ class Unpickler {
   // Its depth bounds the nesting: freeing a value a million levels deep would
   // overflow the stack (a one-byte TUPLE1 per level is all it takes).
   PickleRef Place(PickleValue* parent, const Node& item) {
-    placed_.insert(item.get());
+    item->placed = true;
     parent->depth = std::max(parent->depth, item->depth + 1);
     too_deep_ = too_deep_ || parent->depth > limits_.max_depth;
     return item;
@@ -131,7 +130,7 @@ class Unpickler {
     if (stack_.size() <= (marks_.empty() ? 0 : marks_.back())) return Fail(op_at_, "no container to add to");
     *target = stack_.back();
     if ((*target)->type != type) return Fail(op_at_, "adds to a value that is no such container");
-    if (placed_.count(target->get()))
+    if ((*target)->placed)
       return Fail(op_at_, "changes a container already placed in another (a value that holds itself)");
     return true;
   }
@@ -207,7 +206,6 @@ class Unpickler {
   std::vector<Node> stack_;
   std::vector<size_t> marks_;
   std::unordered_map<uint64_t, Node> memo_;
-  std::unordered_set<const PickleValue*> placed_;
   bool too_deep_ = false;
 };
 

@@ -32,7 +32,8 @@ struct PickleValue {
   std::string text;                                    ///< kString (UTF-8 as pickled) and kBytes
   std::vector<PickleRef> items;                        ///< kList, kTuple, kSet
   std::vector<std::pair<PickleRef, PickleRef>> pairs;  ///< kDict
-  uint32_t depth = 0;  ///< levels of containers below it (0: a scalar or an empty container)
+  uint32_t depth = 0;   ///< levels of containers below it (0: a scalar or an empty container)
+  bool placed = false;  ///< held by a container (while reading: from then on it may not change)
 
   /// The value of a dict for a string key, or nullptr.
   const PickleValue* Get(std::string_view key) const;
