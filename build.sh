@@ -76,7 +76,7 @@ scan_all_logs() {
 
 run_fuzzers() {
   local dir=$1 seconds=${FUZZ_SECONDS:-30} seeds="$1/fuzz-seeds"
-  rm -rf "$seeds" && mkdir -p "$seeds"/{scan,size,expr,rules,report,pickle}
+  rm -rf "$seeds" && mkdir -p "$seeds"/{scan,size,expr,rules,report,pickle,pprof}
   local n=0 f
   while IFS= read -r f; do cp "$f" "$seeds/scan/$((n++))_${f##*/}"; done \
     < <(find testdata ../shared/corpus -name '*.log' -size -256k 2>/dev/null)
@@ -100,8 +100,9 @@ snapshot = {"segments": [{"device": 0, "total_size": 2097152, "segment_type": "s
 for protocol in (2, 3, 4, 5):
     open(f"{sys.argv[1]}/snapshot_{protocol}", "wb").write(pickle.dumps(snapshot, protocol=protocol))
 PY
-  cp testdata/snapshots/*.pickle "$seeds/pickle/"
-  for target in scan size expr rules report pickle; do
+  cp testdata/records/*.pickle "$seeds/pickle/"
+  for f in testdata/records/*.prof; do gzip -dc "$f" > "$seeds/pprof/${f##*/}"; done
+  for target in scan size expr rules report pickle pprof; do
     mkdir -p "$dir/fuzz-corpus/$target"
     say "fuzzing ${target}_fuzzer for ${seconds}s"
     "$dir/${target}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \

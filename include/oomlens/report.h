@@ -160,6 +160,8 @@ struct Incident {
   /// The records joined into this incident of a log (a snapshot whose OOM is this
   /// one), where each was read: its figures and listing are theirs.
   std::vector<Location> records;
+  /// A memory record: the kinds of incident it may join, as prefixes ("pytorch_").
+  std::vector<std::string> joins;
 };
 
 /// Something the user should know about: a skipped line, an unreadable file.
@@ -194,6 +196,10 @@ struct EventsNotKept {
 struct Report {
   std::vector<InputSummary> inputs;
   std::vector<Incident> incidents;  ///< most important first
+  /// Memory held, from allocators' records with no failure in them (a JAX device
+  /// memory profile, a PyTorch snapshot with no OOM in its trace) that joined no
+  /// incident: what held the memory, not OOMs (no cause, and no exit code of their own).
+  std::vector<Incident> memory_records;
   std::vector<Problem> problems;
   EventsNotKept not_kept;
   bool interrupted = false;  ///< the scan was cancelled before the end of its inputs

@@ -31,6 +31,22 @@ TEST(Schema, EveryReportValidates) {
   }
 }
 
+TEST(Schema, EveryReportOfRecordsValidates) {
+  JsonSchema schema = Load("docs/json-output.schema.json");
+  std::vector<std::string> records;
+  FindFiles(kSource + "/testdata/records", "", &records);
+  ASSERT_GT(records.size(), 4u);
+  std::vector<std::vector<std::string>> runs = {records};  // all at once: records joined and left over
+  for (const auto& record : records) runs.push_back({record});
+  for (auto& args : runs) {
+    args.insert(args.begin(), {"--format", "json"});
+    CliResult r = RunOomlens(args);
+    auto doc = nlohmann::json::parse(r.out);
+    auto errors = schema.Validate(doc);
+    EXPECT_TRUE(errors.empty()) << args.back() << ": " << errors.front();
+  }
+}
+
 TEST(Schema, TheValidatorRejectsWhatTheSchemaForbids) {
   JsonSchema schema = Load("docs/json-output.schema.json");
   auto doc = nlohmann::json::parse(

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the synthetic PyTorch memory snapshots of testdata/snapshots/.
+"""Writes the synthetic PyTorch memory snapshots of testdata/records/.
 
 Each is the dict torch.cuda.memory._snapshot() returns, in the layout documented in
 PyTorch's torch/cuda/memory.py (_snapshot's docstring: segments, blocks, frames,
@@ -9,7 +9,7 @@ segments whose blocks keep a history, as PyTorch 1.13 wrote and Debian's
 python3-torch still reads). Frames are one list per call site, shared by every
 block allocated there, so the pickles share them by memo as real snapshots do.
 
-    /usr/bin/python3 tests/gen/torch_snapshots.py testdata/snapshots
+    /usr/bin/python3 tests/gen/torch_snapshots.py testdata/records
 """
 import gzip
 import os
@@ -130,4 +130,4 @@ def main(out_dir):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "testdata/snapshots")
+    main(sys.argv[1] if len(sys.argv) > 1 else "testdata/records")

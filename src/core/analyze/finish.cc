@@ -31,4 +31,10 @@ void FinishIncidents(const RuleData& rules, const std::string& chip, std::vector
   ShareDiagnoses(incidents);
 }
 
+void FinishReport(const RuleData& rules, const std::string& chip, Report* report) {
+  JoinMemoryRecords(&report->memory_records, &report->incidents);
+  FinishIncidents(rules, chip, &report->incidents);
+  for (auto& memory : report->memory_records) DeriveFacts(chip, &memory);
+}
+
 }  // namespace oomlens

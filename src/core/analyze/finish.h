@@ -23,6 +23,11 @@ bool Explained(const RuleData& rules, const std::string& chip, Incident* inciden
 /// its cause with rules, orders them (FirstSeenBefore) and marks consequences.
 void FinishIncidents(const RuleData& rules, const std::string& chip, std::vector<Incident>* incidents);
 
+/// The end of a scan or merge: memory records joined into the failures they were
+/// taken for (JoinMemoryRecords), the incidents finished, the records left over
+/// summarised (their listing's facts derived; they have no cause).
+void FinishReport(const RuleData& rules, const std::string& chip, Report* report);
+
 }  // namespace oomlens
 
 #endif  // OOMLENS_CORE_ANALYZE_FINISH_H_

@@ -196,6 +196,28 @@ void FoldedEvents::Report(std::vector<Problem>* problems) const {
               "the incidents shown stand; to see the others, scan the part of the log they are in"});
 }
 
+Incident IncidentOf(Event&& event) {
+  Incident incident;
+  See(event, &incident.seen);
+  incident.kind = event.kind;
+  incident.code = event.code;
+  incident.title = event.title;
+  incident.signature = event.signature;
+  incident.match = event.match;
+  incident.occurrences = 1;
+  incident.first = event.where;
+  incident.first_who = Who(event);
+  incident.first_input_index = event.input_index;
+  incident.facts = std::move(event.facts);
+  incident.excerpt = std::move(event.excerpt);
+  incident.excerpt_total = event.excerpt_total;
+  incident.allocations = std::move(event.allocations);
+  incident.record = event.record;
+  incident.joins = std::move(event.joins);
+  AddIdentity(event, &incident);
+  return incident;
+}
+
 void IncidentGrouper::Add(Event&& event) {
   std::string key = GroupKey(event.kind, event.facts, event.record);
   auto it = index_.find(key);
@@ -204,25 +226,8 @@ void IncidentGrouper::Add(Event&& event) {
     return;
   }
   if (it == index_.end()) {
-    Incident incident;
-    See(event, &incident.seen);
-    incident.kind = event.kind;
-    incident.code = event.code;
-    incident.title = event.title;
-    incident.signature = event.signature;
-    incident.match = event.match;
-    incident.occurrences = 1;
-    incident.first = event.where;
-    incident.first_who = Who(event);
-    incident.first_input_index = event.input_index;
-    incident.facts = std::move(event.facts);
-    incident.excerpt = std::move(event.excerpt);
-    incident.excerpt_total = event.excerpt_total;
-    incident.allocations = std::move(event.allocations);
-    incident.record = event.record;
-    AddIdentity(event, &incident);
     index_[key] = incidents_.size();
-    incidents_.push_back(std::move(incident));
+    incidents_.push_back(IncidentOf(std::move(event)));
     entries_kept_ = KeepListingWithinCap(entries_kept_, &incidents_.back(), &folded_);
     return;
   }
@@ -287,6 +292,21 @@ Incident* LogIncidentOf(const Incident& record, std::vector<Incident>* incidents
   return nullptr;
 }
 
+bool MayJoin(const Incident& memory, const Incident& log) {
+  if (log.record || !log.facts.count("requested_bytes") || !DeviceInCommon(memory, log)) return false;
+  for (const auto& prefix : memory.joins)
+    if (log.kind.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+// The incident a memory record was taken for: the last failure it may join (a
+// record saved at the exception is of the failure that ended the job), or nullptr.
+Incident* FailureOf(const Incident& memory, std::vector<Incident>* incidents) {
+  for (auto it = incidents->rbegin(); it != incidents->rend(); ++it)
+    if (MayJoin(memory, *it)) return &*it;
+  return nullptr;
+}
+
 void JoinRecord(Incident&& record, Incident* into) {
   AddSightings(std::move(record.seen), &into->seen);  // the log says who printed it: its hosts stay
   into->devices.insert(record.devices.begin(), record.devices.end());
@@ -296,10 +316,23 @@ void JoinRecord(Incident&& record, Incident* into) {
     into->listing_facts = std::move(record.listing_facts);
   }
   into->records.push_back(record.first);
-  Merge(record.facts, record.first, "memory snapshot", into);
+  Merge(record.facts, record.first, "the allocator's record", into);
 }
 
 }  // namespace
+
+void JoinMemoryRecords(std::vector<Incident>* memory_records, std::vector<Incident>* incidents) {
+  for (size_t r = 0; r < memory_records->size();) {
+    Incident& memory = (*memory_records)[r];
+    Incident* failure = FailureOf(memory, incidents);
+    if (!failure) {
+      ++r;
+      continue;
+    }
+    JoinRecord(std::move(memory), failure);
+    memory_records->erase(memory_records->begin() + static_cast<std::ptrdiff_t>(r));
+  }
+}
 
 void JoinRecords(std::vector<Incident>* incidents) {
   for (size_t r = 0; r < incidents->size();) {

@@ -71,6 +71,15 @@ void MergeIncident(Incident&& from, Incident* into);
 /// log's, and it adds no occurrence. A record that matches no log's incident stays.
 void JoinRecords(std::vector<Incident>* incidents);
 
+/// Joins each memory record (a record with no failure in it: a device memory
+/// profile, a snapshot with no OOM in its trace) into the last incident it may
+/// join (its joins name the incident's kind; a request printed; a device in
+/// common when both name one), as JoinRecords does. The rest stay.
+void JoinMemoryRecords(std::vector<Incident>* memory_records, std::vector<Incident>* incidents);
+
+/// The incident of one event (what the grouper makes of an event it has not seen).
+Incident IncidentOf(Event&& event);
+
 }  // namespace oomlens
 
 #endif  // OOMLENS_CORE_ANALYZE_GROUPING_H_

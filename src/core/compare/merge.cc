@@ -27,7 +27,8 @@ std::string FileStem(const std::string& path) {
 // comes from that file: the file's name (its stem) is its host, so incidents
 // that group across files say where they were seen (docs/cli.md, "Several files").
 void NameHostsAfterTheirFile(Report* part) {
-  if (part->inputs.size() != 1 || part->inputs[0].name == "<stdin>") return;
+  if (part->inputs.size() != 1 || part->inputs[0].name == "<stdin>" || !part->inputs[0].record.empty())
+    return;
   std::string host = FileStem(part->inputs[0].name);
   auto with_host = [&host](std::string* who) { *who = "host " + host + (who->empty() ? "" : ", " + *who); };
   for (auto& incident : part->incidents) {
@@ -63,6 +64,12 @@ void ReportMerger::Add(Report&& part) {
   for (auto& p : part.problems) merged.problems.push_back(std::move(p));
   merged.interrupted = merged.interrupted || part.interrupted;
   state_->carried.Add(part.not_kept, offset);
+  for (auto& memory : part.memory_records) {  // never grouped: each is one record of one input
+    memory.first_input_index += offset;
+    for (int& index : memory.seen.inputs) index += offset;
+    memory.seen.last_input += offset;
+    merged.memory_records.push_back(std::move(memory));
+  }
   // Incidents of one part in order of first occurrence, so earlier inputs come first.
   std::stable_sort(part.incidents.begin(), part.incidents.end(), FirstSeenBefore);
   for (auto& incident : part.incidents) {
@@ -91,7 +98,7 @@ Report ReportMerger::Finish() {
   state_->folded.Report(&merged.problems);
   merged.not_kept = std::move(state_->carried);
   merged.not_kept.Add(state_->folded.not_kept, 0);
-  FinishIncidents(RuleDataOf(rules_), chip_, &merged.incidents);
+  FinishReport(RuleDataOf(rules_), chip_, &merged);
   return merged;
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/model/fact_values.h"
+#include "core/recognize/frames.h"
 
 namespace oomlens {
 namespace {
@@ -26,42 +27,20 @@ void Add(int64_t bytes, int64_t* sum) {
 
 bool IsList(const PickleValue* v) { return v && (v->type == Type::kList || v->type == Type::kTuple); }
 
-bool EndsWith(std::string_view text, std::string_view end) {
-  return text.size() >= end.size() && text.substr(text.size() - end.size()) == end;
-}
-
-bool IsNativeFrame(std::string_view file) {
-  for (std::string_view ext : {".cpp", ".cc", ".cu", ".c", ".h", ".hpp", ".cuh"})
-    if (EndsWith(file, ext)) return true;
-  return file.empty() || file == "??";
-}
-
-// The program's own code: not C++, not generated (<...>), not PyTorch's own modules.
-bool IsOwnCode(std::string_view file) {
-  return !IsNativeFrame(file) && file[0] != '<' && file.find("/torch/") == std::string_view::npos &&
-         file.rfind("torch/", 0) != 0;
-}
-
-std::string ShortPath(std::string_view file) {
-  for (std::string_view packages : {"site-packages/", "dist-packages/"}) {
-    size_t at = file.rfind(packages);
-    if (at != std::string_view::npos) return std::string(file.substr(at + packages.size()));
+// The frames of a snapshot as stack frames (they stay owned by the snapshot).
+std::vector<StackFrame> Frames(const PickleValue* frames) {
+  std::vector<StackFrame> out;
+  if (!IsList(frames)) return out;
+  for (const auto& frame : frames->items) {
+    const PickleValue* file = frame->Get("filename");
+    const PickleValue* name = frame->Get("name");
+    StackFrame f;
+    if (file && file->type == Type::kString) f.file = file->text;
+    if (name && name->type == Type::kString) f.name = name->text;
+    f.line = IntOf(frame->Get("line")).value_or(-1);
+    out.push_back(f);
   }
-  return std::string(file);
-}
-
-std::string FrameText(const PickleValue& frame) {
-  const PickleValue* file = frame.Get("filename");
-  const PickleValue* name = frame.Get("name");
-  std::string text = file && file->type == Type::kString ? ShortPath(file->text) : "?";
-  if (auto line = IntOf(frame.Get("line"))) text += ":" + std::to_string(*line);
-  if (name && name->type == Type::kString && !name->text.empty()) text += " " + name->text;
-  return text;
-}
-
-std::string FileOf(const PickleValue& frame) {
-  const PickleValue* file = frame.Get("filename");
-  return file && file->type == Type::kString ? file->text : "";
+  return out;
 }
 
 // Per device: the segments' figures and the blocks as a listing.
@@ -183,27 +162,33 @@ void SetSize(Facts* facts, const char* name, int64_t bytes) {
   (*facts)[name] = SizeValue(static_cast<double>(bytes));
 }
 
-Event OomEvent(int64_t index, DeviceState&& device, const TraceOom& oom, const PickleValue* settings,
-               const std::string& input, int input_index) {
+// A device's state as a record: an OOM when its trace recorded one (the last),
+// else memory held, which may join the PyTorch failure it was taken for.
+Event DeviceEvent(int64_t index, DeviceState&& device, const TraceOom& oom, const PickleValue* settings,
+                  const std::string& input, int input_index) {
   Event e;
   e.signature = "pytorch_snapshot";
-  e.kind = "pytorch_cuda";
-  e.title = "PyTorch GPU out of memory (memory snapshot)";
+  e.kind = oom.last ? "pytorch_cuda" : "memory_state";
+  e.title = oom.last ? "PyTorch GPU out of memory (memory snapshot)"
+                     : "Device memory held (PyTorch memory snapshot, no OOM in its trace)";
+  if (!oom.last) e.joins = {"pytorch_"};
   e.device = "GPU " + std::to_string(index);
   e.where = Location{input, 0};
   e.input_index = input_index;
   e.record = true;
   Facts& f = e.facts;
-  auto size = IntOf(oom.last->Get("size")), free = IntOf(oom.last->Get("device_free"));
-  if (size && *size >= 0) SetSize(&f, "requested_bytes", *size);  // a byte count below 0 is no figure
-  if (free && *free >= 0) SetSize(&f, "free_bytes", *free);
+  if (oom.last) {
+    auto size = IntOf(oom.last->Get("size")), free = IntOf(oom.last->Get("device_free"));
+    if (size && *size >= 0) SetSize(&f, "requested_bytes", *size);  // a byte count below 0 is no figure
+    if (free && *free >= 0) SetSize(&f, "free_bytes", *free);
+    f["trace_oom_count"] = CountValue(oom.count);
+  }
   SetSize(&f, "reserved_bytes", device.reserved);
   SetSize(&f, "allocated_bytes", device.allocated);
   SetSize(&f, "reserved_unallocated_bytes", std::max<int64_t>(0, device.reserved - device.allocated));
   if (device.awaiting > 0) SetSize(&f, "awaiting_free_bytes", device.awaiting);
   if (device.graph_pool > 0) SetSize(&f, "graph_pool_bytes", device.graph_pool);
   f["segment_count"] = CountValue(device.segments);
-  f["trace_oom_count"] = CountValue(oom.count);
   if (device.expandable || ExpandableInSettings(settings)) f["expandable_segments"] = TextValue("on");
   std::string conf = AllocConf(settings);
   if (!conf.empty()) f["alloc_conf"] = TextValue(conf);
@@ -211,24 +196,9 @@ Event OomEvent(int64_t index, DeviceState&& device, const TraceOom& oom, const P
   return e;
 }
 
-std::string StateLine(int64_t index, const DeviceState& d) {
-  return "GPU " + std::to_string(index) + ": " + std::to_string(d.segments) +
-         (d.segments == 1 ? " segment, " : " segments, ") + FormatSize(d.reserved) + " reserved, " +
-         FormatSize(d.allocated) + " allocated, " + FormatSize(d.cached_free) + " cached free";
-}
-
 }  // namespace
 
-std::string OwnerFrame(const PickleValue* frames) {
-  if (!IsList(frames) || frames->items.empty()) return "";
-  const PickleValue* python = nullptr;
-  for (const auto& frame : frames->items) {
-    std::string file = FileOf(*frame);
-    if (IsOwnCode(file)) return FrameText(*frame);
-    if (!python && !IsNativeFrame(file)) python = frame.get();
-  }
-  return FrameText(python ? *python : *frames->items.front());
-}
+std::string OwnerFrame(const PickleValue* frames) { return OwnerOf(Frames(frames)); }
 
 bool ReadTorchSnapshot(const PickleValue& root, const std::string& input, int input_index,
                        SnapshotEvents* out, std::string* error) {
@@ -251,9 +221,8 @@ bool ReadTorchSnapshot(const PickleValue& root, const std::string& input, int in
   for (const auto& [index, oom] : ooms) devices.try_emplace(index);  // an OOM on a device with no segment
   for (auto& [index, device] : devices) {
     auto oom = ooms.find(index);
-    if (oom != ooms.end())
-      out->events.push_back(OomEvent(index, std::move(device), oom->second, settings, input, input_index));
-    else out->without_oom.push_back(StateLine(index, device));
+    out->events.push_back(DeviceEvent(index, std::move(device), oom != ooms.end() ? oom->second : TraceOom{},
+                                      settings, input, input_index));
   }
   return true;
 }

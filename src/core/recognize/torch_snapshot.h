@@ -1,6 +1,6 @@
 // A PyTorch memory snapshot (torch.cuda.memory._snapshot(), the pickle
 // _dump_snapshot() writes) as events: the allocator's own record of what held each
-// device when it failed. Each device whose trace recorded an OOM gives one event of
+// device. Each device whose trace recorded an OOM gives one event of
 // kind pytorch_cuda, with the request and the free memory of its last OOM, and the
 // segments' figures (reserved, allocated, cached free, awaiting free, CUDA-graph
 // pools, the settings in force); its blocks become the event's listing, each owned
@@ -19,12 +19,12 @@
 
 namespace oomlens {
 
-/// What a snapshot held.
+/// What a snapshot held: one event per device, of kind pytorch_cuda when its trace
+/// recorded an OOM, else of kind memory_state (a snapshot taken by hand, at the
+/// exception, or without history recording): memory held, which joins the PyTorch
+/// failure of the same scan it was taken for (JoinMemoryRecords).
 struct SnapshotEvents {
-  std::vector<Event> events;  ///< one per device with an OOM in its trace
-  /// Devices read with no OOM in their trace: "GPU 0: 3 segments, 12.00 GiB
-  /// reserved, 9.50 GiB allocated" (a snapshot taken by hand, or without history).
-  std::vector<std::string> without_oom;
+  std::vector<Event> events;
 };
 
 /// Reads the snapshot root (what ReadPickle read) of input. False, with *error,

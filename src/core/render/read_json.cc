@@ -146,6 +146,7 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
   i->first.line = first.value("line", uint64_t{0});
   i->first_who = first.value("who", "");
   i->record = j.value("record", false);
+  i->joins = j.value("joins", std::vector<std::string>{});
   for (const auto& r : j.value("records", json::array()))
     i->records.push_back(Location{r.value("input", ""), r.value("line", uint64_t{0})});
   for (const auto& v : j.value("replicas", json::array())) i->replicas.insert(v.get<int64_t>());
@@ -402,6 +403,29 @@ std::string_view WithoutLoneSurrogates(std::string_view text, std::string* stora
   return text;
 }
 
+// "memory_records": incidents of memory held, each placed among the inputs; at
+// most kMaxIncidents (a record is one input's, never folded).
+bool ReadMemoryRecords(const json& doc, const ReportInputs& inputs, std::vector<Incident>* out,
+                       std::string* error) {
+  auto found = doc.find("memory_records");
+  if (found == doc.end()) return true;
+  const json& records = *found;
+  if (!records.is_array()) {
+    *error = "/memory_records: not an array";
+    return false;
+  }
+  for (size_t k = 0; k < records.size() && k < kMaxIncidents; ++k) {
+    Incident memory;
+    if (!records[k].is_object() || !ReadIncident(records[k], 0, &memory, error)) {
+      *error = "/memory_records/" + std::to_string(k) + ": " + (error->empty() ? "not an object" : *error);
+      return false;
+    }
+    inputs.Place(&memory);
+    out->push_back(std::move(memory));
+  }
+  return true;
+}
+
 }  // namespace
 
 bool ParseJsonReport(std::string_view text, Report* report, std::string* error) {
@@ -443,6 +467,7 @@ bool ParseJsonReport(std::string_view text, Report* report, std::string* error) 
   Bounded bounded = reader.bounded;
   ReadWithinBounds(&doc, &bounded);
   try {
+    if (!ReadMemoryRecords(doc, inputs, &report->memory_records, error)) return false;
     report->inputs = std::move(inputs.list);
     report->incidents = std::move(reader.incidents);
     for (const auto& p : doc.value("problems", json::array())) {

@@ -105,6 +105,7 @@ ojson IncidentJson(const Incident& i) {
                {"ranges", RangesJson(i.seen.ranges)}};
   j["first"] = {{"input", i.first.input}, {"line", i.first.line}, {"who", i.first_who}};
   if (i.record) j["record"] = true;
+  if (!i.joins.empty()) j["joins"] = i.joins;
   if (!i.records.empty()) {
     ojson records = ojson::array();
     for (const auto& r : i.records) records.push_back({{"input", r.input}, {"line", r.line}});
@@ -199,6 +200,11 @@ void RenderJson(const Report& report, std::ostream& out) {
                         {"help", p.help}});
   }
   doc["problems"] = problems;
+  if (!report.memory_records.empty()) {
+    ojson records = ojson::array();
+    for (const auto& memory : report.memory_records) records.push_back(IncidentJson(memory));
+    doc["memory_records"] = records;
+  }
   if (report.not_kept.events > 0) {
     const EventsNotKept& n = report.not_kept;
     doc["not_kept"] = {{"events", n.events}, {"kinds", n.kinds}, {"inputs", n.inputs}};

@@ -259,8 +259,7 @@ void RenderIncident(const Incident& i, size_t number, const Style& style, const 
                      ", first at " + Printable(LocationText(i.first));
   row("seen      ", seen);
   for (const auto& record : i.records)
-    row("record    ",
-        Printable(LocationText(record)) + " (the allocator's snapshot: its figures and blocks)");
+    row("record    ", Printable(LocationText(record)) + " (the allocator's record: its figures and listing)");
   if (i.match < 1) {
     char c[16];
     std::snprintf(c, sizeof c, "%.2f", i.match);
@@ -311,6 +310,18 @@ void RenderIncident(const Incident& i, size_t number, const Style& style, const 
     uint64_t total = std::max<uint64_t>(i.excerpt_total, i.excerpt.size());
     if (shown < total) out << "      | ... " << total - shown << " more lines\n";
   }
+}
+
+// A record of memory held that no failure took: what it held and who, no cause.
+void RenderMemoryRecord(const Incident& i, const Style& style, std::ostream& out) {
+  out << style.Bold(Printable(i.title)) << "\n";
+  auto row = [&](const char* label, const std::string& value) {
+    if (!value.empty()) out << "    " << style.Dim(label) << value << "\n";
+  };
+  row("read      ", Printable(LocationText(i.first)));
+  row("where     ", WhereLine(i));
+  row("facts     ", FactsLine(i.facts));
+  RenderAllocations(i, style, out);
 }
 
 }  // namespace
@@ -382,6 +393,10 @@ void RenderText(const Report& report, const RenderOptions& options, std::ostream
   for (size_t k = 0; k < report.incidents.size(); ++k) {
     out << "\n";
     RenderIncident(report.incidents[k], k + 1, style, options, out);
+  }
+  for (const Incident& memory : report.memory_records) {
+    out << "\n";
+    RenderMemoryRecord(memory, style, out);
   }
 }
 

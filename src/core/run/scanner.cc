@@ -15,11 +15,10 @@
 #include "core/analyze/series.h"
 #include "core/input/decompress.h"
 #include "core/input/line_reader.h"
-#include "core/input/pickle_reader.h"
 #include "core/recognize/read_ahead.h"
 #include "core/recognize/recognizer.h"
-#include "core/recognize/torch_snapshot.h"
 #include "core/rules/rule_data.h"
+#include "core/run/record_input.h"
 #include "core/run/report_input.h"
 #include "core/run/scan_testing.h"
 #include "oomlens/merge.h"
@@ -29,15 +28,6 @@ namespace oomlens {
 namespace {
 
 constexpr size_t kMaxProblems = 200;
-
-// A memory snapshot is read whole; its values take several times its size.
-constexpr size_t kMaxSnapshotBytes = size_t{1} << 30;
-
-// Whether an input starts as a pickle of protocol 2 or later does (a log never
-// starts with byte 0x80: in UTF-8 it continues a character).
-bool LooksLikePickle(std::string_view head) {
-  return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 && head[1] <= 5;
-}
 
 // A FIFO opened without blocking: waits, in slices an interrupt can end, until a
 // writer has written or gone, then makes reads block again. False when interrupted.
@@ -136,40 +126,24 @@ struct Scanner::State {
     }
     return true;
   }
-  // A pickle: a PyTorch memory snapshot, whose OOMs become events like a log's.
-  // Refused with the offset when it holds code or anything but a snapshot.
-  bool ScanSnapshot(ByteSource* source, std::string data, const std::string& name, const std::string& host) {
-    int index = static_cast<int>(report.inputs.size());
-    std::string error;
-    bool read = ReadUpTo(source, kMaxSnapshotBytes + 1, &data, &error);
-    InputSummary summary{name, 0, 0, false, "memory snapshot"};  // no bytes counted unless it is read
-    if (!read)
-      return Refuse(summary, name, "read failed after " + std::to_string(data.size()) + " bytes: " + error,
-                    "");
-    if (data.size() > kMaxSnapshotBytes)
-      return Refuse(summary, name,
-                    "a memory snapshot larger than " + FormatSize(static_cast<int64_t>(kMaxSnapshotBytes)) +
-                        " is not read",
-                    "record less history (torch.cuda.memory._record_memory_history(max_entries=...))");
-    PickleRef root;
-    PickleError refused;
-    if (!ReadPickle(data, PickleLimits{}, &root, &refused))
-      return Refuse(summary, name + ": byte " + std::to_string(refused.offset), refused.message,
-                    "oomlens reads pickles of plain data only (a memory snapshot); nothing in this one ran");
-    SnapshotEvents snapshot;
-    if (!ReadTorchSnapshot(*root, name, index, &snapshot, &error))
-      return Refuse(summary, name, error, "give a file torch.cuda.memory._dump_snapshot() wrote");
-    for (const std::string& state : snapshot.without_oom)
-      AddProblem(Problem::Severity::kWarning, name,
-                 "a memory snapshot with no OOM in its trace (" + state + ")",
-                 "record history before the failure (torch.cuda.memory._record_memory_history()) so the "
-                 "snapshot holds the failed request");
-    for (Event& event : snapshot.events) {
+  // An allocator's record: its failures become events like a log's; its memory
+  // records wait for the failure they were taken for (JoinMemoryRecords).
+  bool ScanRecord(RecordFormat format, ByteSource* source, std::string head, const std::string& name,
+                  const std::string& host) {
+    InputSummary summary{name, 0, 0, false, RecordName(format)};  // no bytes counted unless it is read
+    std::vector<Event> events;
+    RecordRefusal refusal;
+    uint64_t bytes = 0;
+    if (!ReadRecord(format, source, std::move(head), name, static_cast<int>(report.inputs.size()), &events,
+                    &bytes, &refusal))
+      return Refuse(summary, refusal.where, refusal.message, refusal.help);
+    for (Event& event : events) {
       event.host = host;
-      Route(std::move(event));
+      if (!event.joins.empty()) report.memory_records.push_back(IncidentOf(std::move(event)));
+      else Route(std::move(event));
     }
     summary.ok = true;
-    summary.bytes = data.size();
+    summary.bytes = bytes;
     report.inputs.push_back(summary);
     return true;
   }
@@ -195,8 +169,10 @@ bool Scanner::ScanFd(int fd, const std::string& name, const std::string& host) {
   raw.CountInto(state_->options.bytes_read);
   std::unique_ptr<ByteSource> decompressed = OpenDecompressing(&raw);
   std::string head, error;
-  if (ReadUpTo(decompressed.get(), 2, &head, &error) && LooksLikePickle(head))
-    return state_->ScanSnapshot(decompressed.get(), std::move(head), name, host);
+  RecordFormat record = ReadUpTo(decompressed.get(), kRecordHeadBytes, &head, &error) ? RecordFormatOf(head)
+                                                                                      : RecordFormat::kNone;
+  if (record != RecordFormat::kNone)
+    return state_->ScanRecord(record, decompressed.get(), std::move(head), name, host);
   PrefixedSource rest(std::move(head), decompressed.get());  // a read error recurs, and is said, below
   ByteSource* source = &rest;
   // Files and pipes are read ahead; a terminal is a person pasting, with nothing to gain.
@@ -261,7 +237,7 @@ Report Scanner::Finish() {
     if (Explained(RuleDataOf(s.rules), s.options.chip, &growth))
       s.report.incidents.push_back(std::move(growth));
   }
-  FinishIncidents(RuleDataOf(s.rules), s.options.chip, &s.report.incidents);
+  FinishReport(RuleDataOf(s.rules), s.options.chip, &s.report);
   s.CapProblems();
   if (s.dropped_problems > 0) {
     s.AddProblem(Problem::Severity::kWarning, "oomlens",

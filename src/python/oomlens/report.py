@@ -141,6 +141,9 @@ class Report:
         self.inputs = [Input(i["name"], i["lines"], i["bytes"], i["ok"], i.get("record", ""))
                        for i in self.json["inputs"]]
         self.incidents = [Incident.from_json(i) for i in self.json["incidents"]]
+        # Memory held, from allocators' records that joined no incident (a JAX device
+        # memory profile, a PyTorch snapshot with no OOM in its trace): not OOMs.
+        self.memory_records = [Incident.from_json(i) for i in self.json.get("memory_records", [])]
         self.problems = [Problem(p["severity"], p["where"], p["message"], p.get("help", ""))
                          for p in self.json["problems"]]
         self.read_all = read_all and all(i.ok for i in self.inputs)

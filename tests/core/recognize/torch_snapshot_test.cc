@@ -1,5 +1,5 @@
 // PyTorch memory snapshots to events, on the synthetic snapshots of
-// testdata/snapshots (written by tests/gen/torch_snapshots.py with Python's pickle,
+// testdata/records (written by tests/gen/torch_snapshots.py with Python's pickle,
 // in the layout torch/cuda/memory.py documents) and on layouts written inline.
 #include "core/recognize/torch_snapshot.h"
 
@@ -18,7 +18,7 @@ constexpr int64_t kMiB = int64_t{1} << 20;
 constexpr int64_t kGiB = int64_t{1} << 30;
 
 std::string ReadTestdata(const std::string& name) {
-  std::ifstream in(std::string(OOMLENS_SOURCE_DIR) + "/testdata/snapshots/" + name, std::ios::binary);
+  std::ifstream in(std::string(OOMLENS_SOURCE_DIR) + "/testdata/records/" + name, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -50,9 +50,9 @@ int64_t Bytes(const Event& e, const std::string& fact) {
 TEST(TorchSnapshot, TheLastOomOfADeviceWithTheSegmentsFiguresExactly) {
   SnapshotEvents read = Read(ReadTestdata("fragmented.pickle"));
   ASSERT_EQ(read.events.size(), 1u);
-  EXPECT_TRUE(read.without_oom.empty());
   const Event& e = read.events[0];
   EXPECT_EQ(e.kind, "pytorch_cuda");
+  EXPECT_TRUE(e.joins.empty());  // a failure of its own, not a memory record
   EXPECT_TRUE(e.record);
   EXPECT_EQ(e.device, "GPU 0");
   EXPECT_EQ(e.where.input, "snap.pickle");
@@ -98,24 +98,32 @@ TEST(TorchSnapshot, SettingsGraphPoolsAndAPackagesFrame) {
   EXPECT_EQ(e.allocations[0].fields.at("owner").text, "transformers/trainer.py:640 step");
 }
 
-TEST(TorchSnapshot, EachDeviceApartAndTheHealthyOnesSaid) {
+TEST(TorchSnapshot, EachDeviceApartAndTheHealthyOnesAsMemoryHeld) {
   SnapshotEvents read = Read(ReadTestdata("two-devices.pickle"));
-  ASSERT_EQ(read.events.size(), 1u);
-  const Event& e = read.events[0];
+  ASSERT_EQ(read.events.size(), 2u);
+  const Event& healthy = read.events[0];
+  EXPECT_EQ(healthy.kind, "memory_state");
+  EXPECT_EQ(healthy.device, "GPU 0");
+  EXPECT_EQ(healthy.joins, std::vector<std::string>{"pytorch_"});
+  EXPECT_EQ(Bytes(healthy, "reserved_bytes"), 1 * kGiB);
+  EXPECT_EQ(healthy.facts.count("requested_bytes"), 0u);
+  const Event& e = read.events[1];
+  EXPECT_EQ(e.kind, "pytorch_cuda");
   EXPECT_EQ(e.device, "GPU 1");
   EXPECT_EQ(Bytes(e, "reserved_bytes"), 7 * kGiB + 20 * kMiB);  // device 0's segment is not counted
   EXPECT_EQ(Bytes(e, "allocated_bytes"), 6 * kGiB);
   EXPECT_EQ(Bytes(e, "awaiting_free_bytes"), 1 * kGiB);
   EXPECT_EQ(Bytes(e, "reserved_unallocated_bytes"), 1 * kGiB + 20 * kMiB);
-  ASSERT_EQ(read.without_oom.size(), 1u);
-  EXPECT_EQ(read.without_oom[0], "GPU 0: 1 segment, 1.00G reserved, 1.00G allocated, 0B cached free");
 }
 
 TEST(TorchSnapshot, TheOlderLayoutAListOfSegmentsWithHistory) {
   SnapshotEvents read = Read(ReadTestdata("legacy-history.pickle"));
-  EXPECT_TRUE(read.events.empty());  // no trace: no failed request to tell
-  ASSERT_EQ(read.without_oom.size(), 1u);
-  EXPECT_EQ(read.without_oom[0], "GPU 0: 2 segments, 1.00G reserved, 600.00M allocated, 424.00M cached free");
+  ASSERT_EQ(read.events.size(), 1u);  // no trace: memory held, no failed request to tell
+  const Event& held = read.events[0];
+  EXPECT_EQ(held.kind, "memory_state");
+  EXPECT_EQ(Bytes(held, "reserved_bytes"), 1 * kGiB);
+  EXPECT_EQ(Bytes(held, "allocated_bytes"), 600 * kMiB);
+  EXPECT_EQ(held.allocations[0].fields.at("owner").text, "/home/ml/proj/model.py:131 mlp");
   // a block's owner is the last entry of its history
   std::string data = Pickled(
       "{\"segments\": [{\"total_size\": 4096, \"blocks\": [{\"size\": 4096, \"state\": \"active_allocated\", "

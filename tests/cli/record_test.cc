@@ -1,11 +1,14 @@
-// Memory snapshots through the CLI: found by content, joined with the log of the
-// same OOM into one incident whichever order and however many threads read them,
-// kept through a report written and merged again, and refused (exit 2, with the
-// offset) when the pickle would run code or holds no snapshot.
+// Allocators' records through the CLI: memory snapshots and device memory
+// profiles found by content, joined with the log of the same failure into one
+// incident whichever order and however many threads read them, kept through a
+// report written and merged again, reported as memory held when they join
+// nothing, and refused (exit 2, with the offset) when a pickle would run code,
+// holds no snapshot, or a profile is broken.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -15,7 +18,7 @@
 namespace oomlens {
 namespace {
 
-const std::string kSnapshots = std::string(OOMLENS_SOURCE_DIR) + "/testdata/snapshots/";
+const std::string kSnapshots = std::string(OOMLENS_SOURCE_DIR) + "/testdata/records/";
 const std::string kLog = kSnapshots + "fragmented-train.log";
 const std::string kSnapshot = kSnapshots + "fragmented.pickle";
 
@@ -128,6 +131,74 @@ TEST(Snapshot, APickleOfSomethingElseOrCutShortSaysWhatIsWrong) {
   r = RunOomlens({"--format", "json", dir.path() + "/cut.pickle", kLog});
   EXPECT_EQ(r.code, kExitError);
   EXPECT_EQ(Json(r)["incidents"].size(), 1u);
+}
+
+}  // namespace
+}  // namespace oomlens
+
+namespace oomlens {
+namespace {
+
+const std::string kProfile = std::string(OOMLENS_SOURCE_DIR) + "/testdata/records/sharded-serving.prof";
+const std::string kTpuLog =
+    std::string(OOMLENS_SOURCE_DIR) + "/testdata/logs/tpu_runtime/e0101_seed_openxla_doc.log";
+
+TEST(Profile, AloneItIsMemoryHeldNamingTheLargestAllocatingFrameAndNoOom) {
+  CliResult r = RunOomlens({"--color", "never", kProfile});
+  EXPECT_EQ(r.code, kExitNoOom) << r.err;
+  EXPECT_NE(r.out.find("no OOM found in " + kProfile + " (1 memory profile)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Device memory held (JAX device memory profile)"), std::string::npos) << r.out;
+  auto report = nlohmann::json::parse(RunOomlens({"--format", "json", kProfile}).out);
+  EXPECT_TRUE(report["incidents"].empty());
+  ASSERT_EQ(report["memory_records"].size(), 1u);
+  EXPECT_EQ(report["memory_records"][0]["derived"]["top_owner"], "/srv/app/model.py:31 init_params");
+  EXPECT_EQ(report["memory_records"][0]["facts"]["live_buffer_bytes"], int64_t{31} << 30);
+}
+
+TEST(Profile, JoinsTheXlaFailureOfTheSameScanInAnyWay) {
+  ScratchDir dir;
+  std::string log_report = dir.path() + "/log.json", profile_report = dir.path() + "/prof.json";
+  ASSERT_EQ(RunOomlens({"--format", "json=" + log_report, kTpuLog}).code, kExitOomFound);
+  ASSERT_EQ(RunOomlens({"--format", "json=" + profile_report, kProfile}).code, kExitNoOom);
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"--format", "json", kTpuLog, kProfile},
+                                             {"--format", "json", "-j", "2", kProfile, kTpuLog},
+                                             {"merge", "--format", "json", profile_report, log_report}}) {
+    CliResult r = RunOomlens(args);
+    ASSERT_EQ(r.code, kExitOomFound) << r.err;
+    auto report = nlohmann::json::parse(r.out);
+    EXPECT_FALSE(report.contains("memory_records")) << r.out;
+    ASSERT_EQ(report["incidents"].size(), 1u);
+    const auto& incident = report["incidents"][0];
+    EXPECT_EQ(incident["occurrences"], 1);
+    EXPECT_EQ(incident["records"][0]["input"], kProfile);
+    EXPECT_EQ(incident["derived"]["top_owner"], "/srv/app/model.py:31 init_params");
+    EXPECT_EQ(incident["facts"]["program"], "jit_embedding_pipeline_step_fn");  // the log's own facts stay
+  }
+}
+
+TEST(Profile, AProfileNeverJoinsAPyTorchFailure) {
+  CliResult r = RunOomlens({"--format", "json", kLog, kProfile});
+  auto report = nlohmann::json::parse(r.out);
+  ASSERT_EQ(report["incidents"].size(), 1u);
+  EXPECT_FALSE(report["incidents"][0].contains("records"));
+  EXPECT_EQ(report["memory_records"].size(), 1u);
+}
+
+TEST(Profile, ABrokenProfileIsRefusedWithTheByte) {
+  ScratchDir dir;
+  std::string raw;
+  {
+    FILE* pipe = ::popen(("gzip -dc '" + kProfile + "'").c_str(), "r");
+    char buf[4096];
+    for (size_t n; pipe && (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) raw.append(buf, n);
+    if (pipe) ::pclose(pipe);
+  }
+  ASSERT_GT(raw.size(), 100u);
+  CliResult r = RunOomlens({dir.Write("cut.prof", raw.substr(0, raw.size() - 20))});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_NE(r.err.find("cut.prof: byte "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not a well-formed pprof profile"), std::string::npos) << r.err;
 }
 
 }  // namespace

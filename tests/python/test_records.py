@@ -1,0 +1,107 @@
+"""Allocators' records read by oomlens against the owners' own readers of them.
+
+Debian's python3-torch ships torch/cuda/_memory_viz.py, whose stats() sums a
+snapshot's segments and blocks by state; oomlens's figures for the same pickle
+must be those sums, byte for byte. A JAX device memory profile is parsed here by
+Debian's python3-protobuf (the descriptor tests/gen/jax_profiles.py builds), and
+oomlens's totals must be what protobuf reads. The records are generated here by
+tests/gen (the same code that wrote testdata/records), so a change to a
+generator is checked too.
+"""
+import gzip
+import os
+import pickle
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+import oomlens
+
+memory_viz = pytest.importorskip("torch.cuda._memory_viz")
+
+
+@pytest.fixture(scope="module")
+def snapshots(tmp_path_factory):
+    out = tmp_path_factory.mktemp("snapshots")
+    subprocess.run([sys.executable, os.path.join(ROOT, "tests/gen/torch_snapshots.py"), str(out)], check=True)
+    return out
+
+
+def load(path):
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rb") as f:
+        return pickle.load(f)
+
+
+@pytest.mark.parametrize("name", ["fragmented.pickle", "expandable-aggregate.pickle.gz"])
+def test_figures_are_pytorchs_own_sums(snapshots, name):
+    path = snapshots / name
+    stats = memory_viz.stats(load(path)["segments"])  # asserts each segment's blocks sum to its size
+    report = oomlens.scan([str(path)])
+    assert len(report.incidents) == 1
+    incident = report.incidents[0]
+    assert incident.record
+    assert incident.facts["reserved_bytes"] == stats["total_size"].value
+    assert incident.facts["allocated_bytes"] == stats["active_allocated"].value
+    assert incident.derived["free_total_bytes"] == stats["inactive"].value
+    assert incident.derived["allocation_count"] == sum(len(s["blocks"]) for s in load(path)["segments"])
+
+
+def test_the_committed_snapshots_are_the_generators(snapshots):
+    for name in ("fragmented.pickle", "two-devices.pickle", "legacy-history.pickle"):
+        committed = load(os.path.join(ROOT, "testdata/records", name))
+        assert committed == load(snapshots / name), name
+
+
+def test_the_older_layout_reads_as_pytorch_reads_it(snapshots):
+    path = snapshots / "legacy-history.pickle"
+    stats = memory_viz.stats(load(path))  # a list of segments, as PyTorch 1.13 wrote
+    report = oomlens.scan([str(path)])
+    assert report.incidents == [] and not report  # memory held is no OOM
+    (held,) = report.memory_records
+    assert held.record and held.kind == "memory_state"
+    assert held.facts["reserved_bytes"] == stats["total_size"].value
+    assert held.facts["allocated_bytes"] == stats["active_allocated"].value
+    assert held.derived["free_total_bytes"] == stats["inactive"].value
+
+
+@pytest.fixture(scope="module")
+def profiles(tmp_path_factory):
+    pytest.importorskip("google.protobuf")
+    out = tmp_path_factory.mktemp("profiles")
+    subprocess.run([sys.executable, os.path.join(ROOT, "tests/gen/jax_profiles.py"), str(out)], check=True)
+    return out
+
+
+def test_a_profiles_totals_are_what_protobuf_reads(profiles):
+    sys.path.insert(0, os.path.join(ROOT, "tests/gen"))
+    import jax_profiles
+    profile = jax_profiles.profile_classes()()
+    path = profiles / "sharded-serving.prof"
+    profile.ParseFromString(gzip.open(path).read())
+    strings = profile.string_table
+    kinds = [{strings[l.key]: strings[l.str] for l in s.label}["kind"] for s in profile.sample]
+    buffers = sum(s.value[1] for s, k in zip(profile.sample, kinds) if k == "buffer")
+    executables = sum(s.value[1] for s, k in zip(profile.sample, kinds) if k == "executable")
+    (held,) = oomlens.scan([str(path)]).memory_records
+    assert held.facts["live_buffer_bytes"] == buffers
+    assert held.facts["live_buffer_count"] == sum(s.value[0] for s, k in zip(profile.sample, kinds) if k == "buffer")
+    assert held.facts["executable_bytes"] == executables
+    assert held.derived["allocation_count"] == len(profile.sample)
+    assert held.derived["top_owner"] == "/srv/app/model.py:31 init_params"
+
+
+def test_the_committed_profile_is_the_generators(profiles):
+    committed = gzip.open(os.path.join(ROOT, "testdata/records/sharded-serving.prof")).read()
+    assert committed == gzip.open(profiles / "sharded-serving.prof").read()
+
+
+def test_a_joined_snapshot_is_one_incident_in_python(snapshots):
+    log = os.path.join(ROOT, "testdata/records/fragmented-train.log")
+    report = oomlens.scan([log, str(snapshots / "fragmented.pickle")])
+    (incident,) = report.incidents
+    assert incident.cause == "fragmentation"
+    assert [str(r) for r in incident.records] == [str(snapshots / "fragmented.pickle")]
+    assert [i.record for i in report.inputs] == ["", "memory snapshot"]
