@@ -46,9 +46,7 @@ class Unpickler {
 
   bool Run(PickleRef* out) {
     if (data_.size() < 2 || static_cast<unsigned char>(data_[0]) != 0x80)
-      return Fail(
-          0,
-          "not a pickle of protocol 2 or later (help: give a file torch.cuda.memory._dump_snapshot() wrote)");
+      return Fail(0, "not a pickle of protocol 2 or later");
     int protocol = static_cast<unsigned char>(data_[1]);
     if (protocol < 2 || protocol > 5)
       return Fail(1, "pickle protocol " + std::to_string(protocol) + " is not 2 to 5");
@@ -292,8 +290,8 @@ bool Unpickler::Step(unsigned char op) {
   }
   if (const char* code = CodeOpcode(op))
     return Fail(op_at_, std::string("opcode ") + code +
-                            " names or calls code, which oomlens never runs (help: a memory snapshot holds "
-                            "only plain data; this pickle is something else)");
+                            " names or calls code, which oomlens never runs: a memory snapshot holds only "
+                            "plain data, so this pickle is something else");
   char hex[8];
   std::snprintf(hex, sizeof hex, "0x%02x", op);
   return Fail(op_at_, std::string("opcode ") + hex +
