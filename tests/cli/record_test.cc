@@ -153,6 +153,10 @@ TEST(Profile, AloneItIsMemoryHeldNamingTheLargestAllocatingFrameAndNoOom) {
   ASSERT_EQ(report["memory_records"].size(), 1u);
   EXPECT_EQ(report["memory_records"][0]["derived"]["top_owner"], "/srv/app/model.py:31 init_params");
   EXPECT_EQ(report["memory_records"][0]["facts"]["live_buffer_bytes"], int64_t{31} << 30);
+  CliResult html = RunOomlens({"--format", "html", kProfile});
+  EXPECT_NE(html.out.find("<h2>Device memory held (JAX device memory profile)</h2>"), std::string::npos);
+  EXPECT_NE(html.out.find("(memory profile)"), std::string::npos);  // the input, not "0 lines"
+  EXPECT_NE(html.out.find("<td>/srv/app/model.py:31 init_params</td>"), std::string::npos);
 }
 
 TEST(Profile, JoinsTheXlaFailureOfTheSameScanInAnyWay) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/analyze/allocation_summary.h"
+#include "core/model/fact_values.h"
 #include "core/render/html_frame.h"
 #include "core/render/verdict.h"
 #include "core/rules/template.h"
@@ -323,6 +324,18 @@ void RenderIncidentHtml(const Incident& i, size_t number, std::ostream& out) {
   out << "</pre>\n";
 }
 
+// A record of memory held that no failure took: what held it, and who; no cause.
+void RenderMemoryRecordHtml(const Incident& i, std::ostream& out) {
+  out << "<h2>" << HtmlEscape(i.title) << "</h2>\n<p class='muted'>read from "
+      << HtmlEscape(LocationText(i.first))
+      << (i.devices.empty() ? "" : ", " + HtmlEscape(FormatNameSet(i.devices)))
+      << "; no OOM in it</p>\n<table>";
+  for (const auto& [name, value] : i.facts)
+    out << "<tr><th>" << HtmlEscape(FactLabel(name)) << "</th><td>"
+        << HtmlEscape(value.type == FactType::kSize ? FormatSize(value.integer) : value.text) << "</td></tr>";
+  out << "</table>\n" << GroupsTable(i) << "\n";
+}
+
 }  // namespace
 
 std::string HtmlEscape(const std::string& text) {
@@ -351,9 +364,13 @@ void RenderHtmlIn(bool fragment, const Report& report, size_t incidents_total, s
   out << "<h1>oomlens: " << verdict << "</h1>\n<p class='muted'>";
   for (const auto& in : report.inputs)
     out << HtmlEscape(in.name) << " ("
-        << (in.ok || in.bytes > 0 ? Counted(in.lines, "line", "lines") : "not read") << ") ";
+        << (!in.ok && in.bytes == 0 ? "not read"
+            : !in.record.empty()    ? in.record
+                                    : Counted(in.lines, "line", "lines"))
+        << ") ";
   out << "</p>\n";
   for (size_t k = 0; k < report.incidents.size(); ++k) RenderIncidentHtml(report.incidents[k], k + 1, out);
+  for (const auto& memory : report.memory_records) RenderMemoryRecordHtml(memory, out);
   out << "<p class='muted'>oomlens " << Version() << "</p>\n";
   EndHtml(fragment, out);
 }
