@@ -321,30 +321,39 @@ void JoinRecord(Incident&& record, Incident* into) {
 
 }  // namespace
 
-void JoinMemoryRecords(std::vector<Incident>* memory_records, std::vector<Incident>* incidents) {
-  for (size_t r = 0; r < memory_records->size();) {
-    Incident& memory = (*memory_records)[r];
-    Incident* failure = FailureOf(memory, incidents);
-    if (!failure) {
-      ++r;
-      continue;
+namespace {
+
+// Joins each of *records that find() gives an incident for into it, then drops the
+// joined ones. A record is never a target, so the targets stay where they are
+// while *records is walked (records and targets may share one vector).
+template <typename Find>
+void JoinEach(std::vector<Incident>* records, Find find) {
+  std::vector<bool> joined(records->size(), false);
+  for (size_t r = 0; r < records->size(); ++r) {
+    if (Incident* into = find((*records)[r])) {
+      JoinRecord(std::move((*records)[r]), into);
+      joined[r] = true;
     }
-    JoinRecord(std::move(memory), failure);
-    memory_records->erase(memory_records->begin() + static_cast<std::ptrdiff_t>(r));
   }
+  size_t kept = 0;
+  for (size_t r = 0; r < records->size(); ++r) {
+    if (joined[r]) continue;
+    if (kept != r) (*records)[kept] = std::move((*records)[r]);  // never moved onto itself
+    ++kept;
+  }
+  records->resize(kept);
+}
+
+}  // namespace
+
+void JoinMemoryRecords(std::vector<Incident>* memory_records, std::vector<Incident>* incidents) {
+  JoinEach(memory_records, [incidents](const Incident& memory) { return FailureOf(memory, incidents); });
 }
 
 void JoinRecords(std::vector<Incident>* incidents) {
-  for (size_t r = 0; r < incidents->size();) {
-    Incident& record = (*incidents)[r];
-    Incident* log = record.record ? LogIncidentOf(record, incidents) : nullptr;
-    if (!log) {
-      ++r;
-      continue;
-    }
-    JoinRecord(std::move(record), log);
-    incidents->erase(incidents->begin() + static_cast<std::ptrdiff_t>(r));
-  }
+  JoinEach(incidents, [incidents](const Incident& record) {
+    return record.record ? LogIncidentOf(record, incidents) : nullptr;
+  });
 }
 
 std::vector<Incident> IncidentGrouper::Take() {

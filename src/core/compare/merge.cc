@@ -39,13 +39,21 @@ void NameHostsAfterTheirFile(Report* part) {
   }
 }
 
+// An incident of a part whose inputs come after `offset` inputs of the merge.
+void PlaceAfter(int offset, Incident* incident) {
+  incident->first_input_index += offset;
+  for (int& index : incident->seen.inputs) index += offset;
+  incident->seen.last_input += offset;
+}
+
 }  // namespace
 
 struct ReportMerger::State {
   Report merged;
-  std::map<std::string, size_t> index;  // incident key -> merged.incidents position
-  FoldedEvents folded;                  // incidents past kMaxIncidents: their events counted
-  EventsNotKept carried;                // what the parts could not keep (each part warned of it)
+  std::map<std::string, size_t> index;   // incident key -> merged.incidents position
+  FoldedEvents folded;                   // incidents past kMaxIncidents: their events counted
+  EventsNotKept carried;                 // what the parts could not keep (each part warned of it)
+  uint64_t memory_records_not_kept = 0;  // records of memory held past kMaxIncidents
 };
 
 ReportMerger::ReportMerger(const RuleSet& rules, std::string chip, bool several_parts)
@@ -65,17 +73,17 @@ void ReportMerger::Add(Report&& part) {
   merged.interrupted = merged.interrupted || part.interrupted;
   state_->carried.Add(part.not_kept, offset);
   for (auto& memory : part.memory_records) {  // never grouped: each is one record of one input
-    memory.first_input_index += offset;
-    for (int& index : memory.seen.inputs) index += offset;
-    memory.seen.last_input += offset;
+    if (merged.memory_records.size() >= kMaxIncidents) {
+      ++state_->memory_records_not_kept;
+      continue;
+    }
+    PlaceAfter(offset, &memory);
     merged.memory_records.push_back(std::move(memory));
   }
   // Incidents of one part in order of first occurrence, so earlier inputs come first.
   std::stable_sort(part.incidents.begin(), part.incidents.end(), FirstSeenBefore);
   for (auto& incident : part.incidents) {
-    incident.first_input_index += offset;
-    for (int& index : incident.seen.inputs) index += offset;
-    incident.seen.last_input += offset;
+    PlaceAfter(offset, &incident);
     std::string key = GroupKey(incident.kind, incident.facts, incident.record);
     auto it = state_->index.find(key);
     if (it == state_->index.end() && merged.incidents.size() >= kMaxIncidents) {
@@ -96,6 +104,13 @@ Report ReportMerger::Finish() {
   size_t kept = 0;
   for (Incident& incident : merged.incidents) kept = KeepListingWithinCap(kept, &incident, &state_->folded);
   state_->folded.Report(&merged.problems);
+  if (state_->memory_records_not_kept > 0) {
+    merged.problems.push_back(Problem{Problem::Severity::kWarning, "oomlens",
+                                      std::to_string(state_->memory_records_not_kept) +
+                                          " records of memory held were read but not kept: a report keeps " +
+                                          std::to_string(kMaxIncidents),
+                                      "scan the records with the logs they belong to in smaller sets"});
+  }
   merged.not_kept = std::move(state_->carried);
   merged.not_kept.Add(state_->folded.not_kept, 0);
   FinishReport(RuleDataOf(rules_), chip_, &merged);

@@ -1,5 +1,7 @@
 #include "core/input/pprof_reader.h"
 
+#include <array>
+
 namespace oomlens {
 namespace {
 
@@ -127,16 +129,24 @@ bool ReadMessage(std::string_view data, uint64_t base, uint64_t* fail_at, std::s
 
 int64_t Signed(uint64_t v) { return static_cast<int64_t>(v); }  // int64 fields are two's complement varints
 
+// The integer fields numbered 1 to 5 of a message that holds integers only there
+// (Label, Line, Function, ValueType); fields past 5 are skipped.
+using Integers = std::array<uint64_t, 6>;
+
+bool ReadIntegers(std::string_view data, uint64_t base, uint64_t* fail_at, std::string* error, Integers* v) {
+  v->fill(0);
+  return ReadMessage(data, base, fail_at, error, [v](uint32_t field, int type, Wire* w, bool* known) {
+    *known = field >= 1 && field <= 5;
+    return !*known || w->Integer(type, &(*v)[field]);
+  });
+}
+
 bool ReadLabel(std::string_view data, uint64_t base, uint64_t* fail_at, std::string* error,
                PprofLabel* label) {
-  return ReadMessage(data, base, fail_at, error, [label](uint32_t field, int type, Wire* w, bool* known) {
-    uint64_t v = 0;
-    *known = field >= 1 && field <= 3;
-    if (!*known) return true;
-    if (!w->Integer(type, &v)) return false;
-    (field == 1 ? label->key : field == 2 ? label->str : label->num) = Signed(v);
-    return true;
-  });
+  Integers v;
+  if (!ReadIntegers(data, base, fail_at, error, &v)) return false;
+  *label = PprofLabel{Signed(v[1]), Signed(v[2]), Signed(v[3])};
+  return true;
 }
 
 bool ReadSample(std::string_view data, uint64_t base, uint64_t* fail_at, std::string* error, PprofSample* s) {
@@ -158,15 +168,10 @@ bool ReadSample(std::string_view data, uint64_t base, uint64_t* fail_at, std::st
 }
 
 bool ReadLine(std::string_view data, uint64_t base, uint64_t* fail_at, std::string* error, PprofLine* line) {
-  return ReadMessage(data, base, fail_at, error, [line](uint32_t field, int type, Wire* w, bool* known) {
-    uint64_t v = 0;
-    *known = field == 1 || field == 2;
-    if (!*known) return true;
-    if (!w->Integer(type, &v)) return false;
-    if (field == 1) line->function = v;
-    else line->line = Signed(v);
-    return true;
-  });
+  Integers v;
+  if (!ReadIntegers(data, base, fail_at, error, &v)) return false;
+  *line = PprofLine{v[1], Signed(v[2])};
+  return true;
 }
 
 bool ReadLocation(std::string_view data, uint64_t base, uint64_t* fail_at, std::string* error,
@@ -184,28 +189,18 @@ bool ReadLocation(std::string_view data, uint64_t base, uint64_t* fail_at, std::
 
 bool ReadFunction(std::string_view data, uint64_t base, uint64_t* fail_at, std::string* error,
                   PprofFunction* function) {
-  return ReadMessage(data, base, fail_at, error, [function](uint32_t field, int type, Wire* w, bool* known) {
-    uint64_t v = 0;
-    *known = field == 1 || field == 2 || field == 4;
-    if (!*known) return true;
-    if (!w->Integer(type, &v)) return false;
-    if (field == 1) function->id = v;
-    else (field == 2 ? function->name : function->filename) = Signed(v);
-    return true;
-  });
+  Integers v;
+  if (!ReadIntegers(data, base, fail_at, error, &v)) return false;
+  *function = PprofFunction{v[1], Signed(v[2]), Signed(v[4])};
+  return true;
 }
 
 bool ReadValueType(std::string_view data, uint64_t base, uint64_t* fail_at, std::string* error,
                    std::pair<int64_t, int64_t>* value_type) {
-  return ReadMessage(data, base, fail_at, error,
-                     [value_type](uint32_t field, int type, Wire* w, bool* known) {
-                       uint64_t v = 0;
-                       *known = field == 1 || field == 2;
-                       if (!*known) return true;
-                       if (!w->Integer(type, &v)) return false;
-                       (field == 1 ? value_type->first : value_type->second) = Signed(v);
-                       return true;
-                     });
+  Integers v;
+  if (!ReadIntegers(data, base, fail_at, error, &v)) return false;
+  *value_type = {Signed(v[1]), Signed(v[2])};
+  return true;
 }
 
 }  // namespace

@@ -42,6 +42,13 @@ inline FactValue SizeValue(double bytes, double tolerance = 0) {
   return v;
 }
 
+/// *sum + bytes, stopping at int64's largest: a sum of counts a crafted record
+/// holds never wraps (bytes >= 0).
+inline void AddSaturating(int64_t bytes, int64_t* sum) {
+  *sum =
+      bytes > std::numeric_limits<int64_t>::max() - *sum ? std::numeric_limits<int64_t>::max() : *sum + bytes;
+}
+
 inline FactValue CountValue(int64_t n) {
   FactValue v;
   v.type = FactType::kCount;

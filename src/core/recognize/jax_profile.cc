@@ -63,11 +63,6 @@ struct Totals {
   std::map<std::string, int64_t> by_device;
 };
 
-void Add(int64_t bytes, int64_t* sum) {
-  *sum =
-      bytes > std::numeric_limits<int64_t>::max() - *sum ? std::numeric_limits<int64_t>::max() : *sum + bytes;
-}
-
 void SetFacts(const Totals& t, Event* e) {
   Facts& f = e->facts;
   f["live_buffer_bytes"] = SizeValue(static_cast<double>(t.buffer_bytes));
@@ -110,8 +105,8 @@ bool ReadJaxProfile(const PprofProfile& profile, const std::string& input, int i
     }
     int64_t bytes = s.values[space], n = count >= 0 ? std::max<int64_t>(s.values[count], 0) : 1;
     bool executable = LabelOf(profile, s, "kind") == "executable";
-    Add(bytes, executable ? &totals.executable_bytes : &totals.buffer_bytes);
-    Add(n, executable ? &totals.executables : &totals.buffers);
+    AddSaturating(bytes, executable ? &totals.executable_bytes : &totals.buffer_bytes);
+    AddSaturating(n, executable ? &totals.executables : &totals.buffers);
     Allocation a;
     a.fields["size_bytes"] = SizeValue(static_cast<double>(bytes));
     a.fields["type"] = TextValue(executable ? "executable" : "buffer");
@@ -119,7 +114,7 @@ bool ReadJaxProfile(const PprofProfile& profile, const std::string& input, int i
     if (!owner.empty()) a.fields["owner"] = TextValue(owner);
     std::string device = LabelOf(profile, s, "device");
     if (!executable && !device.empty()) {
-      Add(bytes, &totals.by_device[device]);
+      AddSaturating(bytes, &totals.by_device[device]);
       a.fields["id"] = TextValue(device);
     }
     e.allocations.push_back(std::move(a));

@@ -171,6 +171,14 @@ TEST(TorchSnapshot, RefusesWhatIsNoSnapshotSayingWhere) {
             std::string::npos);
   EXPECT_NE(error_of("{\"segments\": [{\"total_size\": -5, \"blocks\": []}]}").find("segment 0"),
             std::string::npos);
+  // a crafted snapshot of 200,000 devices took 3.4 GB as as many records: one process has a few
+  EXPECT_NE(
+      error_of("{\"segments\": [{\"device\": d, \"total_size\": 1, \"blocks\": []} for d in range(1025)]}")
+          .find("segment 1024 is on a device past the 1024"),
+      std::string::npos);
+  EXPECT_NE(error_of("{\"segments\": [], \"device_traces\": [[{\"action\": \"oom\", \"size\": 1}]] * 1025}")
+                .find("device trace 1024 is past the 1024"),
+            std::string::npos);
 }
 
 }  // namespace
