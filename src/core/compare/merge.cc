@@ -23,11 +23,14 @@ std::string FileStem(const std::string& path) {
   return name;
 }
 
+// Whether an input's name is a file's: <stdin>, <paste>, <exception> are not.
+bool NamesAFile(const std::string& name) { return !name.empty() && name.front() != '<'; }
+
 // With several parts, an incident of a part that read one file and names no host
 // comes from that file: the file's name (its stem) is its host, so incidents
 // that group across files say where they were seen (docs/cli.md, "Several files").
 void NameHostsAfterTheirFile(Report* part) {
-  if (part->inputs.size() != 1 || part->inputs[0].name == "<stdin>" || !part->inputs[0].record.empty())
+  if (part->inputs.size() != 1 || !NamesAFile(part->inputs[0].name) || !part->inputs[0].record.empty())
     return;
   std::string host = FileStem(part->inputs[0].name);
   auto with_host = [&host](std::string* who) { *who = "host " + host + (who->empty() ? "" : ", " + *who); };

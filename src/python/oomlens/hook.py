@@ -20,6 +20,7 @@ raise) join the diagnosis.
 from __future__ import annotations
 
 import contextlib
+import html
 import os
 import sys
 import threading
@@ -28,6 +29,7 @@ from typing import Iterator, List, Optional, Tuple
 from . import _core
 from ._text import as_bytes
 from .report import Report
+from . import state as _records
 
 # (module prefix, class name) of the exceptions that are OOMs whatever their text,
 # and of those that are OOMs when their text says RESOURCE_EXHAUSTED.
@@ -36,7 +38,8 @@ _OOM_CLASSES = [("torch", "OutOfMemoryError"), ("tensorflow", "ResourceExhausted
 _RESOURCE_EXHAUSTED_CLASSES = [("jax", "JaxRuntimeError"), ("jax", "XlaRuntimeError"),
                                ("jaxlib", "JaxRuntimeError"), ("jaxlib", "XlaRuntimeError")]
 
-_state = {"installed": False, "previous": None, "previous_thread": None, "ipython": None, "capture": None}
+_state = {"installed": False, "previous": None, "previous_thread": None, "ipython": None, "capture": None,
+          "save_state": None}  # (directory, bytes) of install(save_state=...)
 last_report: Optional[Report] = None  # the last diagnosis the hook made
 
 
@@ -77,26 +80,39 @@ def is_oom(exc: BaseException) -> bool:
     return False
 
 
-def diagnose_exception(exc: BaseException) -> Optional[Report]:
+def _is_jax(exc: BaseException) -> bool:
+    return any(_is_class(e, _RESOURCE_EXHAUSTED_CLASSES) for e in _chain(exc))
+
+
+def diagnose_exception(exc: BaseException, *, save_state: Optional[Tuple[str, int]] = None) -> Optional[Report]:
     """The diagnosis of an exception and what it chains (with the stderr kept by
-    install(capture_stderr=True)), or None when it is no OOM oomlens can read."""
+    install(capture_stderr=True)), or None when it is no OOM oomlens can read.
+    save_state (directory, bytes), or install(save_state=DIR)'s: where the
+    allocators' records are saved first, to be read with the exception."""
     texts = [f"{type(e).__module__}.{type(e).__name__}: {message}"
              for e in _chain(exc) for message in [_message(e)] if message is not None]
     captured = _state["capture"].text() if _state["capture"] else ""
     text = (captured + "\n" if captured else "") + "\n".join(reversed(texts))  # the root cause first
-    report = Report(_core.diagnose(as_bytes(text), name="<exception>", chip=""))
-    if report.incidents or is_oom(exc):
-        return report
-    return None
+    core = _core.diagnose(as_bytes(text), name="<exception>", chip="")
+    if not core.incident_count and not is_oom(exc):
+        return None
+    save_state = save_state or _state["save_state"]
+    if save_state is None:
+        return Report(core)
+    saved = _records.save_state(exc, save_state[0], save_state[1], _is_jax)
+    records = [_core.scan_paths([path], jobs=1)[0] for path in saved.paths]
+    report = Report(_core.merge([core] + records) if records else core)
+    report.saved_state, report.save_notes = saved.paths, saved.notes
+    return report
 
 
-def _explain(exc: BaseException, show) -> None:
+def _explain(exc: BaseException, show, save_state: Optional[Tuple[str, int]] = None) -> None:
     """Diagnoses exc once and shows the report; never raises."""
     global last_report
     if exc is None or getattr(exc, "__oomlens_diagnosed__", False):
         return
     try:
-        report = diagnose_exception(exc)
+        report = diagnose_exception(exc, save_state=save_state)
         with contextlib.suppress(Exception):
             exc.__oomlens_diagnosed__ = True
         if report is None:
@@ -108,10 +124,16 @@ def _explain(exc: BaseException, show) -> None:
             print(f"oomlens: could not diagnose this exception: {failure!r}", file=sys.stderr)
 
 
+def _saved_lines(report: Report) -> str:
+    lines = [f"oomlens: saved {path}\n" for path in getattr(report, "saved_state", [])]
+    return "".join(lines + [f"oomlens: {note}\n" for note in getattr(report, "save_notes", [])])
+
+
 def _as_text(report: Report) -> str:
     if report.incidents:
-        return str(report)  # "oomlens: 1 OOM incident in ..."
-    return "oomlens: this out-of-memory error names no figures oomlens can read; run `oomlens` on the job's log\n"
+        return str(report) + _saved_lines(report)  # "oomlens: 1 OOM incident in ..."
+    return ("oomlens: this out-of-memory error names no figures oomlens can read; run `oomlens` on the job's log\n"
+            + _saved_lines(report))
 
 
 def _show_text(report: Report) -> None:
@@ -140,16 +162,31 @@ def _ipython_handler(shell, etype, evalue, tb, tb_offset=None):
 
     def show(report: Report) -> None:
         from IPython.display import display  # IPython is running: it is importable
-        display({"text/plain": _as_text(report), "text/html": report._repr_html_()}, raw=True)
+        saved = html.escape(_saved_lines(report))
+        display({"text/plain": _as_text(report),
+                 "text/html": report._repr_html_() + (f"<pre>{saved}</pre>" if saved else "")}, raw=True)
 
     _explain(evalue, show)
 
 
-def install(*, capture_stderr: bool = False, capture_bytes: int = 4 << 20) -> None:
+def _where_to_save(directory, limit) -> Optional[Tuple[str, int]]:
+    """(directory, bytes) of save_state=, save_state_bytes=, checked; None for no directory."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValueError(f"save_state_bytes={limit!r}: give a number of bytes, e.g. 256 << 20")
+    if directory is None:
+        return None
+    return os.path.abspath(os.fsdecode(os.fspath(directory))), limit  # as the job's cwd was at install
+
+
+def install(*, capture_stderr: bool = False, capture_bytes: int = 4 << 20,
+            save_state: Optional["os.PathLike[str] | str"] = None, save_state_bytes: int = 256 << 20) -> None:
     """Diagnoses uncaught OOM exceptions after their traceback (see the module's doc).
-    Installing twice changes nothing; uninstall() restores the hooks that were there."""
+    save_state: a directory where the allocators' records are saved at each OOM (at
+    most save_state_bytes each). Installing twice changes nothing; uninstall()
+    restores the hooks that were there."""
     if _state["installed"]:
         return
+    _state["save_state"] = _where_to_save(save_state, save_state_bytes)
     _state["previous"] = sys.excepthook
     _state["previous_thread"] = threading.excepthook
     sys.excepthook = _excepthook
@@ -173,7 +210,8 @@ def uninstall() -> None:
         _state["ipython"].set_custom_exc((), None)
     if _state["capture"] is not None:
         _state["capture"].close()
-    _state.update(installed=False, previous=None, previous_thread=None, ipython=None, capture=None)
+    _state.update(installed=False, previous=None, previous_thread=None, ipython=None, capture=None,
+                  save_state=None)
 
 
 def _ipython_shell():
@@ -186,10 +224,12 @@ def _ipython_shell():
 
 
 @contextlib.contextmanager
-def watch():
-    """Diagnoses an OOM raised inside the block (printed to stderr), then lets it propagate."""
+def watch(*, save_state=None, save_state_bytes: int = 256 << 20):
+    """Diagnoses an OOM raised inside the block (printed to stderr), then lets it
+    propagate; save_state as install's."""
+    where = _where_to_save(save_state, save_state_bytes)
     try:
         yield
     except BaseException as exc:
-        _explain(exc, _show_text)
+        _explain(exc, _show_text, where)
         raise
