@@ -74,6 +74,8 @@ std::vector<FactInfo> BuildRegistry() {
       {"alloc_conf", T::kText, false, "PYTORCH_CUDA_ALLOC_CONF in force (memory snapshot)"},
       {"dtype", T::kText, false, "element type of the tensor"},
       {"allocator", T::kText, false, "allocator name (GPU_0_bfc ...)"},
+      {"unlisted_count", T::kCount, false, "entries a listing summed without listing them ('Remaining N nodes')"},
+      {"unlisted_bytes", T::kSize, false, "what those unlisted entries hold"},
       {"autotuning", T::kText, false, "set when the allocation was made by the XLA autotuner"},
       {"sparsecore_program", T::kText, false, "set when a SparseCore program's buffer did not fit (E3000)"},
       {"process", T::kText, false, "process name (host OOM kills)"},
