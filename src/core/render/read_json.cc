@@ -268,7 +268,7 @@ struct ReportInputs {
                                   in.value("record", "")});
     }
     index.clear();
-    for (size_t n = 0; n < list.size(); ++n) index[list[n].name] = static_cast<int>(n);
+    for (size_t n = 0; n < list.size(); ++n) index.emplace(list[n].name, static_cast<int>(n));  // the first
     read = true;
   }
   // Sets the input indices of an incident read back: its first input by name, and
@@ -281,6 +281,9 @@ struct ReportInputs {
     bool valid = !seen.inputs.empty() && std::is_sorted(seen.inputs.begin(), seen.inputs.end()) &&
                  seen.inputs.front() >= 0 && seen.inputs.back() < static_cast<int>(list.size());
     if (!valid) seen.inputs = {incident->first_input_index};
+    // One file given twice has one name: the incident's first input is where it was seen first.
+    if (!std::binary_search(seen.inputs.begin(), seen.inputs.end(), incident->first_input_index))
+      incident->first_input_index = seen.inputs.front();
     seen.last_input = seen.inputs.back();
   }
 };
