@@ -239,12 +239,14 @@ void Recognizer::Feed(const Line& line, const PreparedFigure* prepared) {
 }
 
 bool Recognizer::MayMatter(std::string_view text, bool known_candidate) const {
-  return !open_.empty() || !pending_.empty() || known_candidate || prefilter_->MayMatch(text);
+  return !open_.empty() || !pending_.empty() || !preceding_.empty() || known_candidate ||
+         prefilter_->MayMatch(text);
 }
 
 // A logical line of the input: closes what it ends, then is recognised.
 void Recognizer::Route(const LogicalLine& line) {
   if (!pending_.empty()) FlushPending(line.number);
+  if (!preceding_.empty()) DropStalePreceding(line.number);
   if (!open_.empty() && line.number >= next_sweep_) {
     CloseStale(line.number);
     next_sweep_ = line.number + 64;
@@ -288,6 +290,8 @@ void Recognizer::FeedLogical(std::string_view text, uint64_t number, std::string
     EmitFigure(*sig, clean, number);
   } else if (sig) {
     OpenMessage(sig, clean, number, listing_after);
+  } else if (!preceding_.empty()) {
+    BridgeTraceback(stream, clean.message, number);
   }
 }
 
@@ -559,6 +563,44 @@ void Recognizer::BridgePreceding(const std::string& stream, uint64_t first_line,
   auto it = preceding_.find(stream);
   if (it != preceding_.end() && first_line <= it->second.last_line + kListingGap + 1)
     it->second.last_line = std::max(it->second.last_line, last_line);
+}
+
+namespace {
+
+std::string_view TrimLeft(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return s;
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+}  // namespace
+
+// A listing that no event followed closely enough is dropped: it never becomes an
+// incident, and lines past it need no look (MayMatter). While a message of its
+// stream is open (an annotation that may bridge it) it waits.
+void Recognizer::DropStalePreceding(uint64_t line) {
+  for (auto it = preceding_.begin(); it != preceding_.end();) {
+    if (line > it->second.last_line + kListingGap + 1 && !open_.count(it->first)) it = preceding_.erase(it);
+    else ++it;
+  }
+}
+
+// A Python traceback printed between a listing and its failure (a handler prints
+// torch.cuda.memory_summary(), then re-raises) does not part them: its header, its
+// 'File "...", line N' frames, each frame's code line, and the chaining sentences.
+void Recognizer::BridgeTraceback(const std::string& stream, std::string_view message, uint64_t line) {
+  auto it = preceding_.find(stream);
+  if (it == preceding_.end() || line > it->second.last_line + kListingGap + 1) return;
+  std::string_view text = TrimLeft(message);
+  bool frame = StartsWith(text, "File \"") && text.find("\", line ") != std::string_view::npos;
+  bool code = it->second.after_frame && !text.empty();
+  if (!frame && !code && !StartsWith(text, "Traceback (most recent call last)") &&
+      !StartsWith(text, "During handling of the above exception") &&
+      !StartsWith(text, "The above exception was the direct cause"))
+    return;
+  it->second.last_line = line;
+  it->second.after_frame = frame;
 }
 
 // A listing joins the event it follows: its entries, the facts the event lacks,

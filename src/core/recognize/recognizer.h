@@ -101,6 +101,7 @@ class Recognizer {
     const Signature* sig = nullptr;
     Event listing;
     uint64_t last_line = 0;
+    bool after_frame = false;  // the last line bridged was a traceback's 'File "...", line N'
   };
 
   void Route(const LogicalLine& line);
@@ -125,6 +126,8 @@ class Recognizer {
   void JoinListing(Event&& listing, const Signature& sig, const std::string& stream);
   void JoinPreceding(Event* event, const std::string& stream);
   void BridgePreceding(const std::string& stream, uint64_t first_line, uint64_t last_line);
+  void DropStalePreceding(uint64_t line);
+  void BridgeTraceback(const std::string& stream, std::string_view message, uint64_t line);
   static void AddListing(Event&& listing, const Signature& sig, Event* event);
   bool StartsOwnMessage(std::string_view message, const Signature& listing, bool follows_event) const;
   void FlushPending(uint64_t before_line);  // emits events no listing can follow any more

@@ -217,5 +217,33 @@ TEST_F(GeneralReader, AStatisticsBlockDoesNotPartADumpFromItsFailure) {
   EXPECT_EQ(report.incidents[0].facts.at("limit_bytes").integer, 1490198528);
 }
 
+// A handler prints PyTorch's memory summary, then re-raises: the traceback between
+// the table and the failure does not part them; other lines past the gap do.
+TEST_F(GeneralReader, ATracebackDoesNotPartAListingFromItsFailure) {
+  const std::string table =
+      "|                  PyTorch CUDA memory summary, device ID 0                 |\n"
+      "|            CUDA OOMs: 1            |        cudaMalloc retries: 3         |\n"
+      "| Non-releasable memory |    2048 MiB |    2048 MiB |   4096 MiB |   2048 MiB |\n";
+  const std::string traceback =
+      "Traceback (most recent call last):\n"
+      "  File \"train.py\", line 88, in <module>\n"
+      "    loss = model(batch).sum()\n"
+      "  File \"/usr/lib/python3/dist-packages/torch/nn/modules/module.py\", line 1190, in _call_impl\n"
+      "    return forward_call(*input, **kwargs)\n"
+      "  File \"model.py\", line 41, in forward\n"
+      "    h = self.attn(x)\n";
+  const std::string oom =
+      "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total "
+      "capacity; 1.04 GiB already allocated; 1.12 GiB free; 12.13 GiB reserved in total by PyTorch)\n";
+  Report joined = Scan(table + traceback + oom);
+  ASSERT_EQ(joined.incidents.size(), 1u);
+  EXPECT_EQ(joined.incidents[0].facts.at("alloc_retries").integer, 3);
+  EXPECT_EQ(joined.incidents[0].facts.at("non_releasable_bytes").integer, int64_t{2048} << 20);
+
+  Report apart = Scan(table + "step 10\nstep 11\nstep 12\nstep 13\nstep 14\n" + traceback + oom);
+  ASSERT_EQ(apart.incidents.size(), 1u);
+  EXPECT_EQ(apart.incidents[0].facts.count("alloc_retries"), 0u) << "a table five lines before is not its";
+}
+
 }  // namespace
 }  // namespace oomlens
