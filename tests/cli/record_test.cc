@@ -178,6 +178,13 @@ TEST(Profile, JoinsTheXlaFailureOfTheSameScanInAnyWay) {
     EXPECT_EQ(incident["records"][0]["input"], kProfile);
     EXPECT_EQ(incident["derived"]["top_owner"], "/srv/app/model.py:31 init_params");
     EXPECT_EQ(incident["facts"]["program"], "jit_embedding_pipeline_step_fn");  // the log's own facts stay
+    // The advice reads the profile: who holds HBM, not "find out what holds it".
+    const std::string first_tip = incident["advice"][0];
+    EXPECT_EQ(first_tip.rfind("Start with the arrays /srv/app/model.py:31 init_params creates", 0), 0u)
+        << first_tip;
+    EXPECT_EQ(incident["advice"].dump().find("tpu_log_allocations_on_oom"), std::string::npos);
+    EXPECT_NE(incident["evidence"].dump().find("10.00G on the fullest, 7.00G on the emptiest"),
+              std::string::npos);
   }
 }
 
