@@ -46,10 +46,14 @@ struct ReportDiff {
   std::string before_name, after_name;
   size_t before_incidents = 0, after_incidents = 0;
   std::vector<IncidentDiff> incidents;  ///< appeared, then changed, vanished, same
+  size_t before_records = 0, after_records = 0;
+  /// Memory held (a JAX profile, a snapshot's device with no OOM), matched by what
+  /// recorded it and its devices: two profiles of one job show what grew between them.
+  std::vector<IncidentDiff> memory_records;
 };
 
 /// Matches incidents by kind, program and memory space (in order when several
-/// share them) and compares them.
+/// share them) and compares them; memory records alike.
 ReportDiff DiffReports(const Report& before, const Report& after, const std::string& before_name,
                        const std::string& after_name);
 

@@ -188,6 +188,32 @@ TEST(Profile, JoinsTheXlaFailureOfTheSameScanInAnyWay) {
   }
 }
 
+// pprof's --diff_base, for a leak: what grew between two profiles of one job.
+TEST(Profile, TwoProfilesDiffedShowWhatGrewAndByWhichFrame) {
+  const std::string later = std::string(OOMLENS_SOURCE_DIR) + "/testdata/records/sharded-serving-later.prof";
+  CliResult r = RunOomlens({"diff", "--format", "json", kProfile, later});
+  ASSERT_EQ(r.code, kExitNoOom) << r.err;  // memory held is no OOM
+  auto diff = nlohmann::json::parse(r.out);
+  ASSERT_EQ(diff["memory_records"].size(), 1u) << r.out;
+  const auto& record = diff["memory_records"][0];
+  EXPECT_EQ(record["status"], "changed");
+  bool live_grew = false;
+  for (const auto& f : record["facts"])
+    live_grew |= f["name"] == "live_buffer_bytes" && f["before"] == int64_t{31} << 30 &&
+                 f["after"] == int64_t{34} << 30;
+  EXPECT_TRUE(live_grew) << record["facts"].dump();
+  ASSERT_FALSE(record["allocations"].empty());
+  EXPECT_EQ(record["allocations"][0]["key"], "/srv/app/model.py:120 decode (buffer)");
+  EXPECT_EQ(record["allocations"][0]["status"], "new");
+  EXPECT_EQ(record["allocations"][0]["after_bytes"], int64_t{3} << 30);
+  CliResult text = RunOomlens({"diff", kProfile, later});
+  EXPECT_NE(text.out.find("memory held: 1 record -> 1 record"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("live buffer        31.00G -> 34.00G  +3.00G (+10%)"), std::string::npos)
+      << text.out;
+  EXPECT_EQ(RunOomlens({"diff", "--format", "json", kProfile, kProfile}).out.find("\"changed\""),
+            std::string::npos);
+}
+
 TEST(Profile, AProfileNeverJoinsAPyTorchFailure) {
   CliResult r = RunOomlens({"--format", "json", kLog, kProfile});
   auto report = nlohmann::json::parse(r.out);

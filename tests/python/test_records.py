@@ -93,9 +93,10 @@ def test_a_profiles_totals_are_what_protobuf_reads(profiles):
     assert held.derived["top_owner"] == "/srv/app/model.py:31 init_params"
 
 
-def test_the_committed_profile_is_the_generators(profiles):
-    committed = gzip.open(os.path.join(ROOT, "testdata/records/sharded-serving.prof")).read()
-    assert committed == gzip.open(profiles / "sharded-serving.prof").read()
+@pytest.mark.parametrize("name", ["sharded-serving.prof", "sharded-serving-later.prof"])
+def test_the_committed_profile_is_the_generators(profiles, name):
+    committed = gzip.open(os.path.join(ROOT, "testdata/records", name)).read()
+    assert committed == gzip.open(profiles / name).read()
 
 
 def test_a_joined_snapshot_is_one_incident_in_python(snapshots):

@@ -15,14 +15,22 @@ std::string MatchKey(const Incident& i) {
   return i.kind + "|" + FactTextIn(i.facts, "program") + "|" + FactTextIn(i.facts, "memory_space");
 }
 
+// A memory record is of what recorded it (its title) and the devices it describes.
+std::string RecordKey(const Incident& i) {
+  std::string key = i.kind + "|" + i.title;
+  for (const auto& device : i.devices) key += "|" + device;
+  return key;
+}
+
 // The numbers a reader looks at first come first; the rest by name.
 int Rank(const std::string& fact) {
-  static const char* const kFirst[] = {"requested_bytes",  "free_bytes",        "used_bytes",
-                                       "limit_bytes",      "exceeded_by_bytes", "program_bytes",
-                                       "reservable_bytes", "largest_free_bytes"};
-  for (int k = 0; k < 8; ++k)
+  static const char* const kFirst[] = {
+      "requested_bytes", "free_bytes",       "used_bytes",         "limit_bytes",       "exceeded_by_bytes",
+      "program_bytes",   "reservable_bytes", "largest_free_bytes", "live_buffer_bytes", "executable_bytes"};
+  constexpr int kCount = sizeof kFirst / sizeof kFirst[0];
+  for (int k = 0; k < kCount; ++k)
     if (fact == kFirst[k]) return k;
-  return 8;
+  return kCount;
 }
 
 bool Numeric(const FactValue& v) { return v.type == FactType::kSize || v.type == FactType::kCount; }
@@ -72,7 +80,8 @@ std::string AllocationKey(const Allocation& a) {
     return it == a.fields.end() ? std::string() : it->second.text;
   };
   std::string key = field("operator");
-  if (key.empty()) key = field("owner") + (field("owner").empty() ? "" : " ") + field("shape");
+  if (key.empty())
+    key = field("owner") + (field("owner").empty() || field("shape").empty() ? "" : " ") + field("shape");
   std::string type = field("type");
   return key.empty() || type.empty() ? key : key + " (" + type + ")";
 }
@@ -161,25 +170,25 @@ std::string FormatChange(const FactValue& before, const FactValue& after) {
   return out;
 }
 
-ReportDiff DiffReports(const Report& before, const Report& after, const std::string& before_name,
-                       const std::string& after_name) {
-  ReportDiff diff;
-  diff.before_name = before_name;
-  diff.after_name = after_name;
-  diff.before_incidents = before.incidents.size();
-  diff.after_incidents = after.incidents.size();
-  std::vector<bool> used(after.incidents.size(), false);
-  for (const auto& a : before.incidents) {
-    size_t match = after.incidents.size();
-    for (size_t k = 0; k < after.incidents.size() && match == after.incidents.size(); ++k) {
-      if (!used[k] && MatchKey(after.incidents[k]) == MatchKey(a)) match = k;
+namespace {
+
+// The incidents of two runs matched by key (in order when several share one).
+template <typename Key>
+std::vector<IncidentDiff> DiffIncidents(const std::vector<Incident>& before,
+                                        const std::vector<Incident>& after, Key key) {
+  std::vector<IncidentDiff> out;
+  std::vector<bool> used(after.size(), false);
+  for (const auto& a : before) {
+    size_t match = after.size();
+    for (size_t k = 0; k < after.size() && match == after.size(); ++k) {
+      if (!used[k] && key(after[k]) == key(a)) match = k;
     }
-    if (match == after.incidents.size()) {
-      diff.incidents.push_back(Describe(a, IncidentDiff::Status::kVanished, true));
+    if (match == after.size()) {
+      out.push_back(Describe(a, IncidentDiff::Status::kVanished, true));
       continue;
     }
     used[match] = true;
-    const Incident& b = after.incidents[match];
+    const Incident& b = after[match];
     IncidentDiff d = Describe(a, IncidentDiff::Status::kSame, true);
     d.after_cause = b.diagnosis.best.cause;
     d.after_occurrences = b.occurrences;
@@ -188,16 +197,30 @@ ReportDiff DiffReports(const Report& before, const Report& after, const std::str
     d.allocations = CompareAllocations(a, b);
     bool changed = !d.facts.empty() || !d.allocations.empty() || d.before_cause != d.after_cause;
     d.status = changed ? IncidentDiff::Status::kChanged : IncidentDiff::Status::kSame;
-    diff.incidents.push_back(std::move(d));
+    out.push_back(std::move(d));
   }
-  for (size_t k = 0; k < after.incidents.size(); ++k) {
-    if (!used[k])
-      diff.incidents.push_back(Describe(after.incidents[k], IncidentDiff::Status::kAppeared, false));
+  for (size_t k = 0; k < after.size(); ++k) {
+    if (!used[k]) out.push_back(Describe(after[k], IncidentDiff::Status::kAppeared, false));
   }
-  std::stable_sort(diff.incidents.begin(), diff.incidents.end(),
-                   [](const IncidentDiff& x, const IncidentDiff& y) {
-                     return x.status < y.status;  // the enum is in report order
-                   });
+  std::stable_sort(out.begin(), out.end(), [](const IncidentDiff& x, const IncidentDiff& y) {
+    return x.status < y.status;  // the enum is in report order
+  });
+  return out;
+}
+
+}  // namespace
+
+ReportDiff DiffReports(const Report& before, const Report& after, const std::string& before_name,
+                       const std::string& after_name) {
+  ReportDiff diff;
+  diff.before_name = before_name;
+  diff.after_name = after_name;
+  diff.before_incidents = before.incidents.size();
+  diff.after_incidents = after.incidents.size();
+  diff.incidents = DiffIncidents(before.incidents, after.incidents, MatchKey);
+  diff.before_records = before.memory_records.size();
+  diff.after_records = after.memory_records.size();
+  diff.memory_records = DiffIncidents(before.memory_records, after.memory_records, RecordKey);
   return diff;
 }
 

@@ -19,12 +19,15 @@ std::string Value(const FactValue& v) { return v.type == FactType::kSize ? Forma
 std::string Head(const IncidentDiff& d) {
   std::string head = (d.code.empty() ? d.kind : d.code) + " " + d.title;
   if (!d.program.empty()) head += " '" + d.program + "'";
+  if (d.before_cause.empty() && d.after_cause.empty()) return head;  // memory held has no cause
   if (d.before_cause.empty()) return head + " · " + d.after_cause;
   if (d.after_cause.empty() || d.after_cause == d.before_cause) return head + " · " + d.before_cause;
   return head + " · " + d.before_cause + " -> " + d.after_cause;
 }
 
-std::string Where(const Location& l) { return l.input + ":" + std::to_string(l.line); }
+std::string Where(const IncidentDiff& d) {
+  return LocationText(d.after_first.input.empty() ? d.before_first : d.after_first);
+}
 
 std::string Bytes(int64_t b) { return b < 0 ? "-" : FormatSize(b); }
 
@@ -55,6 +58,16 @@ void RenderChanges(const IncidentDiff& d, std::ostream& out) {
   }
 }
 
+// One line per incident (or memory record) and what changed in it.
+void RenderEach(const std::vector<IncidentDiff>& diffs, std::ostream& out) {
+  for (const auto& d : diffs) {
+    std::string status = StatusName(d.status);
+    status.resize(10, ' ');
+    out << "  " << status << Printable(Head(d)) << "  (" << Printable(Where(d)) << ")\n";
+    RenderChanges(d, out);
+  }
+}
+
 ojson FactJson(bool present, const FactValue& v) {
   if (!present) return nullptr;
   return v.type == FactType::kCount || v.type == FactType::kSize ? ojson(v.integer) : ojson(v.text);
@@ -73,15 +86,44 @@ void RenderDiffText(const ReportDiff& diff, std::ostream& out) {
   out << "oomlens diff: " << Printable(diff.before_name) << " (" << diff.before_incidents << " incident"
       << (diff.before_incidents == 1 ? "" : "s") << ") -> " << Printable(diff.after_name) << " ("
       << diff.after_incidents << " incident" << (diff.after_incidents == 1 ? "" : "s") << ")\n";
-  if (diff.incidents.empty()) out << "  no incident in either run\n";
-  for (const auto& d : diff.incidents) {
-    std::string status = StatusName(d.status);
-    status.resize(10, ' ');
-    const Location& where = d.after_first.input.empty() ? d.before_first : d.after_first;
-    out << "  " << status << Printable(Head(d)) << "  (" << Printable(Where(where)) << ")\n";
-    RenderChanges(d, out);
-  }
+  if (diff.incidents.empty() && diff.memory_records.empty()) out << "  no incident in either run\n";
+  RenderEach(diff.incidents, out);
+  if (diff.memory_records.empty()) return;
+  out << "memory held: " << diff.before_records << " record" << (diff.before_records == 1 ? "" : "s")
+      << " -> " << diff.after_records << " record" << (diff.after_records == 1 ? "" : "s") << "\n";
+  RenderEach(diff.memory_records, out);
 }
+
+namespace {
+
+ojson DiffJson(const IncidentDiff& d) {
+  ojson facts = ojson::array(), allocations = ojson::array();
+  for (const auto& c : d.facts) {
+    facts.push_back({{"name", c.name},
+                     {"before", FactJson(c.in_before, c.before)},
+                     {"after", FactJson(c.in_after, c.after)}});
+  }
+  for (const auto& a : d.allocations) {
+    allocations.push_back({{"key", a.key},
+                           {"status", StatusName(a.status)},
+                           {"before_bytes", BytesJson(a.before_bytes)},
+                           {"after_bytes", BytesJson(a.after_bytes)},
+                           {"before_padding", BytesJson(a.before_padding)},
+                           {"after_padding", BytesJson(a.after_padding)}});
+  }
+  return {{"status", StatusName(d.status)},
+          {"kind", d.kind},
+          {"code", d.code},
+          {"title", d.title},
+          {"program", d.program},
+          {"cause", {{"before", d.before_cause}, {"after", d.after_cause}}},
+          {"occurrences", {{"before", d.before_occurrences}, {"after", d.after_occurrences}}},
+          {"first", {{"before", LocationJson(d.before_first)}, {"after", LocationJson(d.after_first)}}},
+          {"facts", facts},
+          {"allocations", allocations}};
+}
+
+}  // namespace
 
 void RenderDiffJson(const ReportDiff& diff, std::ostream& out) {
   ojson doc;
@@ -89,34 +131,15 @@ void RenderDiffJson(const ReportDiff& diff, std::ostream& out) {
   doc["before"] = {{"name", diff.before_name}, {"incidents", diff.before_incidents}};
   doc["after"] = {{"name", diff.after_name}, {"incidents", diff.after_incidents}};
   ojson incidents = ojson::array();
-  for (const auto& d : diff.incidents) {
-    ojson facts = ojson::array(), allocations = ojson::array();
-    for (const auto& c : d.facts) {
-      facts.push_back({{"name", c.name},
-                       {"before", FactJson(c.in_before, c.before)},
-                       {"after", FactJson(c.in_after, c.after)}});
-    }
-    for (const auto& a : d.allocations) {
-      allocations.push_back({{"key", a.key},
-                             {"status", StatusName(a.status)},
-                             {"before_bytes", BytesJson(a.before_bytes)},
-                             {"after_bytes", BytesJson(a.after_bytes)},
-                             {"before_padding", BytesJson(a.before_padding)},
-                             {"after_padding", BytesJson(a.after_padding)}});
-    }
-    incidents.push_back(
-        {{"status", StatusName(d.status)},
-         {"kind", d.kind},
-         {"code", d.code},
-         {"title", d.title},
-         {"program", d.program},
-         {"cause", {{"before", d.before_cause}, {"after", d.after_cause}}},
-         {"occurrences", {{"before", d.before_occurrences}, {"after", d.after_occurrences}}},
-         {"first", {{"before", LocationJson(d.before_first)}, {"after", LocationJson(d.after_first)}}},
-         {"facts", facts},
-         {"allocations", allocations}});
-  }
+  for (const auto& d : diff.incidents) incidents.push_back(DiffJson(d));
   doc["incidents"] = incidents;
+  if (!diff.memory_records.empty()) {  // absent when neither run has one: older readers see no change
+    doc["before"]["memory_records"] = diff.before_records;
+    doc["after"]["memory_records"] = diff.after_records;
+    ojson records = ojson::array();
+    for (const auto& d : diff.memory_records) records.push_back(DiffJson(d));
+    doc["memory_records"] = records;
+  }
   out << Dump(doc, 2) << "\n";
 }
 

@@ -155,6 +155,17 @@ struct Scanner::State {
   }
 };
 
+namespace {
+
+// The record format the first bytes of source name (they are read into *head), or
+// kNone: a log, to be scanned from *head on. A read error recurs, and is said, later.
+RecordFormat LookForRecord(ByteSource* source, std::string* head) {
+  std::string error;
+  return ReadUpTo(source, kRecordHeadBytes, head, &error) ? RecordFormatOf(*head) : RecordFormat::kNone;
+}
+
+}  // namespace
+
 void ScannerTesting::SetReadFigures(Scanner* scanner, ReadFigures figures) {
   scanner->state_->read_figures = figures;
 }
@@ -168,9 +179,8 @@ bool Scanner::ScanFd(int fd, const std::string& name, const std::string& host) {
   raw.StopWhen(state_->options.cancel);  // an interrupt ends a wait on a quiet pipe
   raw.CountInto(state_->options.bytes_read);
   std::unique_ptr<ByteSource> decompressed = OpenDecompressing(&raw);
-  std::string head, error;
-  RecordFormat record = ReadUpTo(decompressed.get(), kRecordHeadBytes, &head, &error) ? RecordFormatOf(head)
-                                                                                      : RecordFormat::kNone;
+  std::string head;
+  RecordFormat record = LookForRecord(decompressed.get(), &head);
   if (record != RecordFormat::kNone)
     return state_->ScanRecord(record, decompressed.get(), std::move(head), name, host);
   PrefixedSource rest(std::move(head), decompressed.get());  // a read error recurs, and is said, below
@@ -262,7 +272,14 @@ bool ReadRun(int fd, const std::string& name, const RuleSet& rules, const ScanOp
   *kind = RunKind::kLog;
   Scanner scanner(rules, options);
   PrefixedSource rest(std::move(text), source.get());  // what was read to look is scanned too
-  ok = scanner.state_->Scan(&rest, name, "");
+  std::string head;
+  RecordFormat record = LookForRecord(&rest, &head);
+  if (record != RecordFormat::kNone) {
+    ok = scanner.state_->ScanRecord(record, &rest, std::move(head), name, "");
+  } else {
+    PrefixedSource log(std::move(head), &rest);
+    ok = scanner.state_->Scan(&log, name, "");
+  }
   *report = scanner.Finish();
   return ok;
 }
