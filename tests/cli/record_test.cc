@@ -21,6 +21,8 @@ namespace {
 const std::string kSnapshots = std::string(OOMLENS_SOURCE_DIR) + "/testdata/records/";
 const std::string kLog = kSnapshots + "fragmented-train.log";
 const std::string kSnapshot = kSnapshots + "fragmented.pickle";
+const std::string kTpuLogForHtml =
+    std::string(OOMLENS_SOURCE_DIR) + "/testdata/logs/tpu_dumps/" + "dump_table_fragmentation.log";
 
 nlohmann::json Json(const CliResult& r) { return nlohmann::json::parse(r.out); }
 
@@ -66,6 +68,31 @@ TEST(Snapshot, AloneItIsAnIncidentOfItsOwnThatSaysSo) {
   auto report = Json(j);
   EXPECT_EQ(report["inputs"][0]["record"], "memory snapshot");
   EXPECT_EQ(report["incidents"][0]["record"], true);
+}
+
+// The HTML segment map: each segment a bar of its blocks by state at their place,
+// then the request beside the largest free block (what memory_viz leaves to the eye).
+TEST(Snapshot, TheHtmlReportDrawsTheSegmentsAndTheRequestBesideTheLargestFreeBlock) {
+  CliResult r = RunOomlens({"--format", "html", kSnapshot});
+  size_t map = r.out.find("<h3>Segments</h3><svg");
+  ASSERT_NE(map, std::string::npos) << r.out;
+  std::string svg = r.out.substr(map, r.out.find("</svg>", map) - map);
+  auto count = [&svg](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = svg.find(what); at != std::string::npos; at = svg.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("fill='#ddd'"), 6u) << "one bar per segment";
+  EXPECT_EQ(count("fill='#7b7' stroke"), 6u) << "each segment's 60 MiB hole, free";
+  EXPECT_EQ(count("<title>60.00M free</title>"), 6u);
+  EXPECT_EQ(count("<title>400.00M allocated by /home/ml/proj/model.py:"), 6u);
+  EXPECT_NE(svg.find("requested 200.00M"), std::string::npos);
+  EXPECT_NE(svg.find("largest free block 60.00M"), std::string::npos);
+  // The hole sits after the 400 MiB block, at 400/512 of the bar, not at its start.
+  EXPECT_NE(svg.find("<rect x='437.5' y='4' width='65.625' height='16' fill='#7b7'"), std::string::npos)
+      << svg;
+  EXPECT_EQ(RunOomlens({"--format", "html", kTpuLogForHtml}).out.find("<h3>Segments</h3>"), std::string::npos)
+      << "a listing without segments draws none";
 }
 
 TEST(Snapshot, AnotherRequestOrDeviceIsAnotherIncident) {

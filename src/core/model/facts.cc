@@ -207,6 +207,8 @@ std::vector<FactInfo> BuildAllocationFields() {
       {"label", T::kText, false, "XLA label (instruction)"},
       {"type", T::kText, false, "allocation type: HLO temp, parameter, output ..."},
       {"offset", T::kText, false, "address or offset of the block"},
+      {"segment", T::kText, false, "the segment the block is part of (memory snapshot: its address)"},
+      {"segment_bytes", T::kSize, false, "that segment's size"},
       {"state", T::kText, false, "allocated, free or reserved (a block map); absent: allocated"},
       {"dtype", T::kText, false, "element type"},
       {"id", T::kText, false, "allocation id"},

@@ -88,6 +88,16 @@ bool AddBlock(const PickleValue& block, const std::string& where, DeviceState* d
   return true;
 }
 
+// The segment a block is part of (its address, as the HTML segment map draws it),
+// and the block's address where the snapshot gives the segment's only.
+void PlaceInSegment(const std::string& segment, int64_t segment_bytes, bool addressed, int64_t* cursor,
+                    Allocation* block) {
+  block->fields["segment"] = TextValue(segment);
+  block->fields["segment_bytes"] = SizeValue(static_cast<double>(segment_bytes));
+  if (addressed && !block->fields.count("offset")) block->fields["offset"] = TextValue(Hex(*cursor));
+  AddSaturating(block->fields.at("size_bytes").integer, cursor);
+}
+
 // A CUDA-graph private pool: any pool id but the default (0, 0).
 bool InGraphPool(const PickleValue& segment) {
   const PickleValue* pool = segment.Get("segment_pool_id");
@@ -122,6 +132,9 @@ bool AddSegment(const PickleValue& segment, size_t index, std::map<int64_t, Devi
   if (InGraphPool(segment)) AddSaturating(*total, &device.graph_pool);
   const PickleValue* expandable = segment.Get("is_expandable");
   if (expandable && expandable->type == Type::kBool && expandable->boolean) device.expandable = true;
+  auto address = IntOf(segment.Get("address"));
+  std::string segment_id = address ? Hex(*address) : "#" + std::to_string(index);
+  int64_t cursor = address.value_or(0);  // blocks are listed in address order (1.13's have no address)
   for (size_t b = 0; b < blocks->items.size(); ++b) {
     const PickleValue& block = *blocks->items[b];
     if (block.type != Type::kDict) {
@@ -129,6 +142,7 @@ bool AddSegment(const PickleValue& segment, size_t index, std::map<int64_t, Devi
       return false;
     }
     if (!AddBlock(block, where + " block " + std::to_string(b), &device, error)) return false;
+    PlaceInSegment(segment_id, *total, address.has_value(), &cursor, &device.blocks.back());
   }
   return true;
 }

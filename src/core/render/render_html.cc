@@ -10,6 +10,7 @@
 #include "core/analyze/allocation_summary.h"
 #include "core/model/fact_values.h"
 #include "core/render/html_frame.h"
+#include "core/render/segment_map.h"
 #include "core/render/verdict.h"
 #include "core/rules/template.h"
 #include "oomlens/render.h"
@@ -285,6 +286,13 @@ void RenderIncidentHtml(const Incident& i, size_t number, std::ostream& out) {
     out << "</ul>\n";
   }
   if (i.series.figures > 0) out << "<h3>Memory before the failure</h3>" << SeriesChart(i.series) << "\n";
+  std::string segments = SegmentMap(i);
+  if (!segments.empty()) {
+    out << "<h3>Segments</h3>" << segments
+        << "<p class='muted'>blue: allocated, green: free, yellow: freed, awaiting another stream; grey: "
+           "blocks "
+           "not kept; the largest segments first</p>\n";
+  }
   if (!i.allocations.empty()) {
     out << "<h3>Largest " << ListingNoun(i) << "</h3>" << AllocationChart(ListingOrder(i.allocations, 10))
         << "<p class='muted'>dark: data, light: padding</p>" << GroupsTable(i)
