@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/analyze/allocation_summary.h"
+#include "core/model/fact_values.h"
 #include "oomlens/render.h"
 #include "oomlens/size.h"
 
@@ -78,7 +79,8 @@ void DrawSegment(const Segment& s, double scale, int y, std::ostream& svg) {
   for (const Allocation* a : s.blocks) {
     int64_t size = FieldOf(*a, "size_bytes")->integer, address = Address(*a);
     int64_t at = s.start >= 0 && address >= s.start ? address - s.start : next;
-    next = at + size;
+    next = at;
+    AddSaturating(std::max<int64_t>(size, 0), &next);  // sizes from a crafted report never wrap
     if (at >= s.bytes) continue;  // a block past its segment's end is not drawn outside it
     double x = scale * at, width = std::max(0.5, scale * std::min(size, s.bytes - at));
     svg << "<rect x='" << x << "' y='" << y << "' width='" << width << "' height='16' fill='"
