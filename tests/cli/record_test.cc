@@ -95,6 +95,21 @@ TEST(Snapshot, TheHtmlReportDrawsTheSegmentsAndTheRequestBesideTheLargestFreeBlo
       << "a listing without segments draws none";
 }
 
+TEST(Snapshot, AllocationsKeptStepAfterStepAreALeakNamedByTheFrameThatMadeThem) {
+  CliResult r = RunOomlens({"--format", "json", kSnapshots + "leaking.pickle"});
+  ASSERT_EQ(r.code, kExitOomFound) << r.err;
+  const auto incident = nlohmann::json::parse(r.out)["incidents"][0];
+  EXPECT_EQ(incident["cause"], "leak");
+  const std::string first_tip = incident["advice"][0];
+  EXPECT_EQ(
+      first_tip.rfind("Find what keeps the tensors /home/ml/proj/train.py:57 step makes: 40 of them", 0), 0u)
+      << first_tip;
+  // The fragmented snapshot's one allocation in its trace is no leak: nothing there was freed.
+  auto fragmented = nlohmann::json::parse(RunOomlens({"--format", "json", kSnapshot}).out)["incidents"][0];
+  EXPECT_EQ(fragmented["cause"], "fragmentation");
+  EXPECT_EQ(fragmented["facts"]["trace_frees"], 0);
+}
+
 TEST(Snapshot, AnotherRequestOrDeviceIsAnotherIncident) {
   ScratchDir dir;
   std::string log = ReadFile(kLog);

@@ -104,6 +104,30 @@ def two_devices():
             "allocator_settings": settings()}
 
 
+KEPT = frames(("/home/ml/proj/train.py", 57, "step"))
+ACTIVATION = frames(("/home/ml/proj/model.py", 140, "forward"), ("/home/ml/proj/train.py", 52, "step"))
+
+
+def leaking():
+    """Forty steps, each freeing its activations but keeping a 64 MiB output (a list
+    of outputs that is never cleared): the trace shows 40 allocations at train.py:57
+    made and never freed, beside 40 freed; then a 512 MiB request fails."""
+    weights = segment(0, 0x790000000000, [(4 * GiB, "active_allocated", MLP)])
+    kept = segment(0, 0x780000000000, [(64 * MiB, "active_allocated", KEPT)] * 40)
+    scratch = segment(0, 0x770000000000, [(256 * MiB, "inactive", None)])
+    trace = []
+    for step in range(40):
+        trace.append({"action": "alloc", "addr": scratch["address"], "size": 256 * MiB, "stream": 0,
+                      "frames": ACTIVATION})
+        trace.append({"action": "alloc", "addr": kept["address"] + step * 64 * MiB, "size": 64 * MiB, "stream": 0,
+                      "frames": KEPT})
+        for action in ("free_requested", "free_completed"):
+            trace.append({"action": action, "addr": scratch["address"], "size": 256 * MiB, "stream": 0,
+                          "frames": ACTIVATION})
+    trace.append(oom(512 * MiB, 100 * MiB, ACTIVATION))
+    return {"segments": [weights, kept, scratch], "device_traces": [trace], "allocator_settings": settings()}
+
+
 def legacy_history():
     """The older layout: a list of segments; each block's history lists its reuses."""
     segs = []
@@ -126,6 +150,7 @@ def main(out_dir):
     with gzip.GzipFile(os.path.join(out_dir, "expandable-aggregate.pickle.gz"), "wb", mtime=0) as f:
         f.write(pickle.dumps(expandable_aggregate(), protocol=5))
     write("two-devices.pickle", two_devices(), 2)
+    write("leaking.pickle", leaking(), 4)
     write("legacy-history.pickle", legacy_history(), 2)
 
 

@@ -50,7 +50,7 @@ def test_figures_are_pytorchs_own_sums(snapshots, name):
 
 
 def test_the_committed_snapshots_are_the_generators(snapshots):
-    for name in ("fragmented.pickle", "two-devices.pickle", "legacy-history.pickle"):
+    for name in ("fragmented.pickle", "two-devices.pickle", "legacy-history.pickle", "leaking.pickle"):
         committed = load(os.path.join(ROOT, "testdata/records", name))
         assert committed == load(snapshots / name), name
 
@@ -97,6 +97,19 @@ def test_a_profiles_totals_are_what_protobuf_reads(profiles):
 def test_the_committed_profile_is_the_generators(profiles, name):
     committed = gzip.open(os.path.join(ROOT, "testdata/records", name)).read()
     assert committed == gzip.open(profiles / name).read()
+
+
+def test_allocations_made_in_the_trace_and_never_freed_are_the_ones_the_program_kept(snapshots):
+    sys.path.insert(0, os.path.join(ROOT, "tests/gen"))
+    import torch_snapshots
+    kept = [b for seg in torch_snapshots.leaking()["segments"] for b in seg["blocks"]
+            if b["frames"] is torch_snapshots.KEPT]
+    (incident,) = oomlens.scan([str(snapshots / "leaking.pickle")]).incidents
+    assert incident.cause == "leak"
+    assert incident.facts["never_freed_count"] == len(kept) == 40
+    assert incident.facts["never_freed_bytes"] == sum(b["size"] for b in kept)
+    assert incident.facts["never_freed_owner"] == "/home/ml/proj/train.py:57 step"
+    assert incident.facts["trace_frees"] == 40, "the activations, freed every step"
 
 
 def test_a_joined_snapshot_is_one_incident_in_python(snapshots):

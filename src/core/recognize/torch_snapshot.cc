@@ -5,6 +5,8 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/model/fact_values.h"
 #include "core/recognize/frames.h"
@@ -147,23 +149,75 @@ bool AddSegment(const PickleValue& segment, size_t index, std::map<int64_t, Devi
   return true;
 }
 
-// The last OOM a device's trace recorded, and how many it recorded.
-struct TraceOom {
+void SetSize(Facts* facts, const char* name, int64_t bytes) {
+  (*facts)[name] = SizeValue(static_cast<double>(bytes));
+}
+
+// What a device's trace recorded: its last OOM and how many, and the allocations it
+// saw made and never freed (still live when the snapshot was taken), by frame.
+struct TraceSummary {
   const PickleValue* last = nullptr;
   int64_t count = 0;
+  int64_t allocs = 0, frees = 0;  // allocations the trace saw made, and freed
+  struct Live {
+    int64_t size = 0;
+    const PickleValue* frames = nullptr;
+  };
+  std::unordered_map<int64_t, Live> live;  // by address: made in the trace and not freed
 };
 
-TraceOom LastOom(const PickleValue* trace) {
-  TraceOom oom;
-  if (!IsList(trace)) return oom;
+std::string_view ActionOf(const PickleValue& entry) {
+  const PickleValue* action = entry.Get("action");
+  return action && action->type == Type::kString ? std::string_view(action->text) : std::string_view();
+}
+
+TraceSummary SummarizeTrace(const PickleValue* trace) {
+  TraceSummary t;
+  if (!IsList(trace)) return t;
   for (const auto& entry : trace->items) {
-    const PickleValue* action = entry->Get("action");
-    if (action && action->type == Type::kString && action->text == "oom") {
-      oom.last = entry.get();
-      ++oom.count;
+    std::string_view action = ActionOf(*entry);
+    auto addr = IntOf(entry->Get("addr"));
+    if (action == "oom") {
+      t.last = entry.get();
+      ++t.count;
+    } else if (action == "alloc" && addr) {
+      auto size = IntOf(entry->Get("size"));
+      t.live[*addr] = TraceSummary::Live{std::max<int64_t>(0, size.value_or(0)), entry->Get("frames")};
+      ++t.allocs;
+    } else if ((action == "free_requested" || action == "free_completed") && addr) {
+      t.frees += static_cast<int64_t>(t.live.erase(*addr));
     }
   }
-  return oom;
+  return t;
+}
+
+// The allocations made in the trace and never freed, and the frame that made most
+// of them (frames are shared by memo: each list's owner is found once).
+void SetNeverFreed(const TraceSummary& t, Facts* f) {
+  if (t.allocs == 0) return;
+  (*f)["trace_allocs"] = CountValue(t.allocs);
+  (*f)["trace_frees"] = CountValue(t.frees);
+  if (t.live.empty()) return;
+  std::unordered_map<const PickleValue*, std::string> owners;
+  std::map<std::string, std::pair<int64_t, int64_t>> by_owner;  // bytes, count
+  int64_t bytes = 0;
+  for (const auto& [addr, live] : t.live) {
+    auto known = owners.find(live.frames);
+    if (known == owners.end()) known = owners.emplace(live.frames, OwnerFrame(live.frames)).first;
+    auto& [owner_bytes, count] = by_owner[known->second];
+    AddSaturating(live.size, &owner_bytes);
+    ++count;
+    AddSaturating(live.size, &bytes);
+  }
+  (*f)["never_freed_count"] = CountValue(static_cast<int64_t>(t.live.size()));
+  SetSize(f, "never_freed_bytes", bytes);
+  auto top = by_owner.end();
+  for (auto it = by_owner.begin(); it != by_owner.end(); ++it)
+    if (!it->first.empty() && (top == by_owner.end() || it->second.first > top->second.first)) top = it;
+  if (top == by_owner.end()) return;
+  (*f)["never_freed_owner"] = TextValue(top->first);
+  SetSize(f, "never_freed_owner_bytes", top->second.first);
+  (*f)["never_freed_owner_count"] = CountValue(top->second.second);
 }
 
 bool ExpandableInSettings(const PickleValue* settings) {
@@ -176,13 +230,9 @@ std::string AllocConf(const PickleValue* settings) {
   return conf && conf->type == Type::kString ? conf->text : "";
 }
 
-void SetSize(Facts* facts, const char* name, int64_t bytes) {
-  (*facts)[name] = SizeValue(static_cast<double>(bytes));
-}
-
 // A device's state as a record: an OOM when its trace recorded one (the last),
 // else memory held, which may join the PyTorch failure it was taken for.
-Event DeviceEvent(int64_t index, DeviceState&& device, const TraceOom& oom, const PickleValue* settings,
+Event DeviceEvent(int64_t index, DeviceState&& device, const TraceSummary& oom, const PickleValue* settings,
                   const std::string& input, int input_index) {
   Event e;
   e.signature = "pytorch_snapshot";
@@ -210,6 +260,7 @@ Event DeviceEvent(int64_t index, DeviceState&& device, const TraceOom& oom, cons
   if (device.expandable || ExpandableInSettings(settings)) f["expandable_segments"] = TextValue("on");
   std::string conf = AllocConf(settings);
   if (!conf.empty()) f["alloc_conf"] = TextValue(conf);
+  SetNeverFreed(oom, &f);
   e.allocations = std::move(device.blocks);
   return e;
 }
@@ -231,20 +282,22 @@ bool ReadTorchSnapshot(const PickleValue& root, const std::string& input, int in
     if (!AddSegment(*segments->items[s], s, &devices, error)) return false;
   const PickleValue* traces = root.type == Type::kDict ? root.Get("device_traces") : nullptr;
   const PickleValue* settings = root.type == Type::kDict ? root.Get("allocator_settings") : nullptr;
-  std::map<int64_t, TraceOom> ooms;  // device traces are indexed by device
+  std::map<int64_t, TraceSummary> ooms;  // device traces are indexed by device
   for (size_t d = 0; IsList(traces) && d < traces->items.size(); ++d) {
-    TraceOom oom = LastOom(traces->items[d].get());
-    if (oom.last) ooms[static_cast<int64_t>(d)] = oom;
+    TraceSummary trace = SummarizeTrace(traces->items[d].get());
+    if (trace.last || trace.allocs > 0) ooms[static_cast<int64_t>(d)] = std::move(trace);
     if (ooms.size() > kMaxDevices) {
       *error = "device trace " + std::to_string(d) + " is past the " + std::to_string(kMaxDevices) +
                " devices one snapshot may describe (a process has a few)";
       return false;
     }
   }
-  for (const auto& [index, oom] : ooms) devices.try_emplace(index);  // an OOM on a device with no segment
+  for (const auto& [index, trace] : ooms)
+    if (trace.last) devices.try_emplace(index);  // an OOM on a device with no segment
+  const TraceSummary none;
   for (auto& [index, device] : devices) {
     auto oom = ooms.find(index);
-    out->events.push_back(DeviceEvent(index, std::move(device), oom != ooms.end() ? oom->second : TraceOom{},
+    out->events.push_back(DeviceEvent(index, std::move(device), oom != ooms.end() ? oom->second : none,
                                       settings, input, input_index));
   }
   return true;
