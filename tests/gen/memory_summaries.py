@@ -1,15 +1,18 @@
 #!/usr/bin/python3
-"""Writes the synthetic PyTorch memory-summary logs of testdata/logs/gpu/ with
-PyTorch's own formatter: torch.cuda.memory_summary() of Debian's python3-torch,
-given the memory_stats() dict a GPU would return (this machine has none), so the
-table is byte for byte what PyTorch prints. Each log is the shape seen in bug
-reports: a handler prints the summary in `except torch.cuda.OutOfMemoryError`
-and re-raises (the traceback comes after), or prints the error and then the
-summary.
+"""Writes the synthetic PyTorch memory-summary and memory-stats logs of
+testdata/logs/gpu/ with PyTorch's own formatter: torch.cuda.memory_summary() of
+Debian's python3-torch, given the memory_stats() dict a GPU would return (this
+machine has none), so the table is byte for byte what PyTorch prints; the dict
+itself is printed as torch.cuda.memory_stats() returns it (an OrderedDict of
+sorted keys) by print() and by pprint. Each log is the shape seen in bug reports:
+a handler prints in `except torch.cuda.OutOfMemoryError` and re-raises (the
+traceback comes after), or the error is printed and then the statistics.
 
     /usr/bin/python3 tests/gen/memory_summaries.py testdata/logs/gpu
 """
+import collections
 import os
+import pprint
 import sys
 
 import torch.cuda.memory as memory
@@ -68,8 +71,13 @@ def logs():
     handler = summary(FRAGMENTED) + TRACEBACK + [OOM_1_13]
     after = ["epoch 3 step 1200 loss 2.113", OOM_FULL.replace("torch.cuda.OutOfMemoryError: ", "OOM at step 1201: "),
              *summary(FULL)]
+    as_returned = lambda figures: collections.OrderedDict(sorted(figures.items()))  # as memory_stats() does
+    pprinted = pprint.pformat(as_returned(FRAGMENTED)).split("\n") + TRACEBACK + [OOM_1_13]
+    printed = [OOM_FULL, repr(as_returned(FULL))]
     return {"pytorch_memory_summary_handler_synthetic.log": ("\n".join(handler) + "\n", FRAGMENTED),
-            "pytorch_memory_summary_after_synthetic.log": ("\n".join(after) + "\n", FULL)}
+            "pytorch_memory_summary_after_synthetic.log": ("\n".join(after) + "\n", FULL),
+            "pytorch_memory_stats_pprint_synthetic.log": ("\n".join(pprinted) + "\n", FRAGMENTED),
+            "pytorch_memory_stats_print_synthetic.log": ("\n".join(printed) + "\n", FULL)}
 
 
 def main(out_dir):

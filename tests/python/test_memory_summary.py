@@ -1,9 +1,11 @@
-"""torch.cuda.memory_summary() tables read against the figures PyTorch formatted.
+"""torch.cuda.memory_summary() tables and memory_stats() dicts read against the
+figures PyTorch formatted.
 
-The logs in testdata/logs/gpu/pytorch_memory_summary_* are written by
+The logs in testdata/logs/gpu/pytorch_memory_{summary,stats}_* are written by
 tests/gen/memory_summaries.py with Debian's PyTorch formatting a memory_stats()
-dict; oomlens must read back, from the table alone, the figures of that dict
-(each printed floored to its unit, binary whatever the label says)."""
+dict (or the dict printed as memory_stats() returns it); oomlens must read back,
+from the log alone, the figures of that dict (a table's each floored to its unit,
+binary whatever the label says; a dict's exact)."""
 import importlib.util
 import os
 
@@ -51,5 +53,5 @@ def test_split_blocks_the_allocator_cannot_release_are_named_as_fragmentation():
     text, _ = LOGS["pytorch_memory_summary_handler_synthetic.log"]
     (incident,) = oomlens.diagnose(text).incidents
     assert incident.cause == "fragmentation"
-    assert any("non-releasable" in e and "memory summary" in e for e in incident.evidence), incident.evidence
+    assert any("non-releasable" in e and "allocator's statistics" in e for e in incident.evidence), incident.evidence
     assert any("cudaMalloc retries 2" in e for e in incident.evidence)
