@@ -28,9 +28,10 @@ BUILD_DIR=${BUILD_DIR:-build}
 BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
 PACKAGES=(g++ make cmake pkg-config python3 libre2-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev zlib1g-dev libzstd-dev libcpp-httplib-dev
           python3-dev pybind11-dev python3-pybind11)
-# What the Python tests use: pytest, the real PyTorch (CPU) and IPython the hook is tested with, and
-# Dask (dask, distributed, fsspec) the fleet runs on.
-TEST_PACKAGES=(python3-pytest python3-torch python3-ipython python3-dask python3-distributed python3-fsspec python3-protobuf)
+# What the Python tests use: pytest, the real PyTorch (CPU) and IPython the hook is tested with,
+# Dask (dask, distributed, fsspec) the fleet runs on, and the readers' oracles for allocators'
+# records: protobuf and golang-go (`go tool pprof`).
+TEST_PACKAGES=(python3-pytest python3-torch python3-ipython python3-dask python3-distributed python3-fsspec python3-protobuf golang-go)
 
 say() { printf 'build.sh: %s\n' "$*" >&2; }
 

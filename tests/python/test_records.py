@@ -4,13 +4,17 @@ Debian's python3-torch ships torch/cuda/_memory_viz.py, whose stats() sums a
 snapshot's segments and blocks by state; oomlens's figures for the same pickle
 must be those sums, byte for byte. A JAX device memory profile is parsed here by
 Debian's python3-protobuf (the descriptor tests/gen/jax_profiles.py builds), and
-oomlens's totals must be what protobuf reads. The records are generated here by
+oomlens's totals must be what protobuf reads, and what Debian's golang-go reads
+with `go tool pprof` (pprof itself: the device and kind totals of -tags, each
+owner's bytes the cumulative bytes of its line in -top -lines). The records are generated here by
 tests/gen (the same code that wrote testdata/records), so a change to a
 generator is checked too.
 """
 import gzip
 import os
 import pickle
+import re
+import shutil
 import subprocess
 import sys
 
@@ -91,6 +95,50 @@ def test_a_profiles_totals_are_what_protobuf_reads(profiles):
     assert held.facts["executable_bytes"] == executables
     assert held.derived["allocation_count"] == len(profile.sample)
     assert held.derived["top_owner"] == "/srv/app/model.py:31 init_params"
+
+
+def go_pprof(args, path, home):
+    """`go tool pprof` (Debian's golang-go) on a profile, in bytes; its stdout."""
+    done = subprocess.run(["go", "tool", "pprof", "-unit=B", "-sample_index=space", *args, str(path)],
+                          capture_output=True, text=True, env=dict(os.environ, HOME=str(home)), timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("name", ["sharded-serving.prof", "sharded-serving-later.prof"])
+def test_a_profiles_figures_are_what_go_tool_pprof_reads(name, tmp_path):
+    if shutil.which("go") is None:
+        pytest.skip("golang-go is not installed (./build.sh test installs it)")
+    path = os.path.join(ROOT, "testdata/records", name)
+    tags = go_pprof(["-tags"], path, tmp_path)
+    by_label = {}  # (key, value) -> bytes, from lines "  10737418240.0B (32.26%): TPU_3(...)" under " key: Total ..."
+    key = None
+    for line in tags.splitlines():
+        head = re.match(r"^\s*(\w+): Total ", line)
+        row = re.match(r"^\s*([\d.]+)B \(\s*[\d.]+%\): (.+)$", line)
+        if head:
+            key = head.group(1)
+        elif row and key:
+            by_label[(key, row.group(2))] = int(float(row.group(1)))
+    devices = [bytes for (k, _), bytes in by_label.items() if k == "device"]
+    (record,) = oomlens.scan([path]).json["memory_records"]
+    facts = record["facts"]
+    assert facts["live_buffer_bytes"] == by_label[("kind", "buffer")]
+    assert facts["executable_bytes"] == by_label[("kind", "executable")]
+    assert facts["largest_device_bytes"] == max(devices) and facts["smallest_device_bytes"] == min(devices)
+    assert facts["device_count"] == len(devices)
+    # Each owner (the innermost frame of the program's own code) holds pprof's cumulative
+    # bytes of that line: "      0     0%  99.73% 17179869184B 46.93%  init_params /srv/app/model.py:31".
+    top = go_pprof(["-top", "-lines", "-nodecount=1000", "-nodefraction=0"], path, tmp_path)
+    cum = {}
+    for line in top.splitlines():
+        row = re.match(r"^\s*\S+\s+\S+\s+\S+\s+(\d+)B?\s+\S+\s+(\S+) (\S+)$", line)
+        if row:
+            cum[f"{row.group(3)} {row.group(2)}"] = int(row.group(1))
+    owners = [g for g in record["allocation_groups"] if g["by"] == "owner"]
+    assert owners
+    for group in owners:
+        assert group["bytes"] == cum[group["key"]], (group, cum)
 
 
 @pytest.mark.parametrize("name", ["sharded-serving.prof", "sharded-serving-later.prof"])
