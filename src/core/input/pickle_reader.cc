@@ -89,7 +89,11 @@ class Unpickler {
     return node;
   }
   bool Push(Node node) {
-    if (!node) return Fail(op_at_, "more than " + std::to_string(limits_.max_values) + " values");
+    if (!node) {
+      error_->too_many_values = true;
+      return Fail(op_at_,
+                  "more than " + std::to_string(limits_.max_values) + " values, more than oomlens holds");
+    }
     stack_.push_back(std::move(node));
     return true;
   }

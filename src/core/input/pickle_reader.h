@@ -42,7 +42,9 @@ struct PickleValue {
 /// Bounds on what one pickle may build (a snapshot of a busy GPU is a few million
 /// values; a crafted one must not take the machine).
 struct PickleLimits {
-  uint64_t max_values = 50'000'000;
+  /// About 200 bytes held per value: 10 million take 2 GB (a busy GPU's snapshot with
+  /// a 100,000-entry trace is one or two million; 50 million took 10 GB).
+  uint64_t max_values = 10'000'000;
   uint64_t max_string_bytes = uint64_t{1} << 30;  ///< one string or bytes object
   uint32_t max_depth = 1000;                      ///< nesting (a snapshot nests about six deep)
 };
@@ -51,6 +53,7 @@ struct PickleLimits {
 struct PickleError {
   uint64_t offset = 0;
   std::string message;
+  bool too_many_values = false;  ///< refused for its size (max_values), not its form
 };
 
 /// Reads one pickle from the start of data. False, with *error, for any other

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/model/fact_values.h"
 #include "core/recognize/frames.h"
@@ -45,6 +47,7 @@ struct DeviceState {
   int64_t segments = 0;
   bool expandable = false;
   std::vector<Allocation> blocks;
+  std::unordered_set<int64_t> live;  // addresses of its allocated blocks
 };
 
 std::string Hex(int64_t address) {
@@ -100,6 +103,14 @@ void PlaceInSegment(const std::string& segment, int64_t segment_bytes, bool addr
   AddSaturating(block->fields.at("size_bytes").integer, cursor);
 }
 
+// An allocated block's address, for the trace's allocations still live at the snapshot.
+void NoteLive(const Allocation& block, std::unordered_set<int64_t>* live) {
+  auto offset = block.fields.find("offset"), state = block.fields.find("state");
+  if (offset == block.fields.end() || state == block.fields.end() || state->second.text != "allocated")
+    return;
+  live->insert(static_cast<int64_t>(std::strtoull(offset->second.text.c_str(), nullptr, 16)));
+}
+
 // A CUDA-graph private pool: any pool id but the default (0, 0).
 bool InGraphPool(const PickleValue& segment) {
   const PickleValue* pool = segment.Get("segment_pool_id");
@@ -145,6 +156,7 @@ bool AddSegment(const PickleValue& segment, size_t index, std::map<int64_t, Devi
     }
     if (!AddBlock(block, where + " block " + std::to_string(b), &device, error)) return false;
     PlaceInSegment(segment_id, *total, address.has_value(), &cursor, &device.blocks.back());
+    NoteLive(device.blocks.back(), &device.live);
   }
   return true;
 }
@@ -191,17 +203,20 @@ TraceSummary SummarizeTrace(const PickleValue* trace) {
   return t;
 }
 
-// The allocations made in the trace and never freed, and the frame that made most
-// of them (frames are shared by memo: each list's owner is found once).
-void SetNeverFreed(const TraceSummary& t, Facts* f) {
+// The allocations made in the trace and never freed that are still allocated blocks
+// of the snapshot (a trace that disagrees with its segments counts only those), and
+// the frame that made most of them (frames are shared by memo: each list's owner is
+// found once).
+void SetNeverFreed(const TraceSummary& t, const std::unordered_set<int64_t>& blocks, Facts* f) {
   if (t.allocs == 0) return;
   (*f)["trace_allocs"] = CountValue(t.allocs);
   (*f)["trace_frees"] = CountValue(t.frees);
-  if (t.live.empty()) return;
   std::unordered_map<const PickleValue*, std::string> owners;
   std::map<std::string, std::pair<int64_t, int64_t>> by_owner;  // bytes, count
-  int64_t bytes = 0;
+  int64_t bytes = 0, count = 0;
   for (const auto& [addr, live] : t.live) {
+    if (!blocks.count(addr)) continue;
+    ++count;
     auto known = owners.find(live.frames);
     if (known == owners.end()) known = owners.emplace(live.frames, OwnerFrame(live.frames)).first;
     auto& [owner_bytes, count] = by_owner[known->second];
@@ -209,7 +224,8 @@ void SetNeverFreed(const TraceSummary& t, Facts* f) {
     ++count;
     AddSaturating(live.size, &bytes);
   }
-  (*f)["never_freed_count"] = CountValue(static_cast<int64_t>(t.live.size()));
+  if (count == 0) return;
+  (*f)["never_freed_count"] = CountValue(count);
   SetSize(f, "never_freed_bytes", bytes);
   auto top = by_owner.end();
   for (auto it = by_owner.begin(); it != by_owner.end(); ++it)
@@ -260,7 +276,7 @@ Event DeviceEvent(int64_t index, DeviceState&& device, const TraceSummary& oom, 
   if (device.expandable || ExpandableInSettings(settings)) f["expandable_segments"] = TextValue("on");
   std::string conf = AllocConf(settings);
   if (!conf.empty()) f["alloc_conf"] = TextValue(conf);
-  SetNeverFreed(oom, &f);
+  SetNeverFreed(oom, device.live, &f);
   e.allocations = std::move(device.blocks);
   return e;
 }

@@ -18,8 +18,11 @@ bool ReadSnapshot(const std::string& data, const std::string& name, int input_in
   PickleRef root;
   PickleError refused;
   if (!ReadPickle(data, PickleLimits{}, &root, &refused)) {
-    *refusal = {name + ": byte " + std::to_string(refused.offset), refused.message,
-                "oomlens reads pickles of plain data only (a memory snapshot); nothing in this one ran"};
+    *refusal = {
+        name + ": byte " + std::to_string(refused.offset), refused.message,
+        refused.too_many_values
+            ? "record a shorter trace: torch.cuda.memory._record_memory_history(max_entries=100000)"
+            : "oomlens reads pickles of plain data only (a memory snapshot); nothing in this one ran"};
     return false;
   }
   SnapshotEvents snapshot;

@@ -94,10 +94,12 @@ TEST(ReadPickle, StopsAtItsLimits) {
   few.max_values = 100;
   EXPECT_FALSE(ReadPickle(Pickled("list(range(1000))", 4), few, &root, &error));
   EXPECT_NE(error.message.find("more than 100 values"), std::string::npos) << error.message;
+  EXPECT_TRUE(error.too_many_values) << "refused for its size: the help says how to take a smaller one";
   // a value a million levels deep (one TUPLE1 each) would overflow the stack when freed
   std::string deep = "\x80\x04)" + std::string(1000000, '\x85') + ".";
   EXPECT_FALSE(ReadPickle(deep, {}, &root, &error));
   EXPECT_NE(error.message.find("nested deeper than 1000 levels"), std::string::npos) << error.message;
+  EXPECT_FALSE(error.too_many_values);
   EXPECT_EQ(error.offset, 3u + 1000u);  // the 1001st TUPLE1, which makes the 1001st level
   PickleLimits short_strings;
   short_strings.max_string_bytes = 10;
