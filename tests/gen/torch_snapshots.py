@@ -142,6 +142,29 @@ def legacy_history():
     return segs
 
 
+def busy(blocks, trace_entries):
+    """A busy GPU's snapshot for the memory benchmark (tests/bench/memory.sh): segments
+    of 500 blocks of 2 MiB (one in five free), 50 call sites, and a trace of that
+    many allocations, each of a live block, most freed, then an OOM."""
+    sites = [frames(("/home/ml/proj/model.py", 10 + k, "layer%d" % k), ("/home/ml/proj/train.py", 42, "step"))
+             for k in range(50)]
+    segs, live = [], []
+    for s in range(max(1, blocks // 500)):
+        parts = [(2 * MiB, "inactive" if b % 5 == 0 else "active_allocated", sites[(s + b) % 50]) for b in range(500)]
+        seg = segment(0, 0x7F0000000000 + s * GiB, parts)
+        segs.append(seg)
+        live.extend(b for b in seg["blocks"] if b["state"] == "active_allocated")
+    trace = []
+    for k in range(trace_entries):
+        b = live[k % len(live)]
+        trace.append({"action": "alloc", "addr": b["address"], "size": b["size"], "stream": 0, "frames": b["frames"]})
+        if k % 4:
+            trace.append({"action": "free_completed", "addr": b["address"], "size": b["size"], "stream": 0,
+                          "frames": b["frames"]})
+    trace.append(oom(64 * MiB, 10 * MiB, sites[0]))
+    return {"segments": segs, "device_traces": [trace], "allocator_settings": settings()}
+
+
 def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     write = lambda name, value, protocol: open(os.path.join(out_dir, name), "wb").write(
@@ -155,4 +178,8 @@ def main(out_dir):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "testdata/records")
+    if len(sys.argv) == 5 and sys.argv[1] == "--busy":  # --busy BLOCKS TRACE_ENTRIES OUT
+        with open(sys.argv[4], "wb") as f:
+            f.write(pickle.dumps(busy(int(sys.argv[2]), int(sys.argv[3])), protocol=4))
+    else:
+        main(sys.argv[1] if len(sys.argv) > 1 else "testdata/records")
