@@ -305,6 +305,7 @@ bool Unpickler::Step(unsigned char op) {
 }  // namespace
 
 bool ReadPickle(std::string_view data, const PickleLimits& limits, PickleRef* out, PickleError* error) {
+  *error = PickleError{};  // a caller may reuse one error for several reads
   return Unpickler(data, limits, error).Run(out);
 }
 
