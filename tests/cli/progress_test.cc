@@ -4,6 +4,7 @@
 #include "cli/progress.h"
 
 #include <gtest/gtest.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -67,6 +68,12 @@ CliResult ScanSlowPipe(bool stderr_is_terminal) {
         "RESOURCE_EXHAUSTED: Error loading program 'jit_step': Attempting to reserve 29.49G at the bottom of "
         "memory. That was not possible. There are 147.64M free, 0B reserved, and 147.64M reservable.\n";
     EXPECT_EQ(::write(fd, start.data(), start.size()), static_cast<ssize_t>(start.size()));
+    // the second counts from when the scan reads: wait until it has taken the first lines
+    // (a slow start, as under sanitizers on a loaded machine, is not the pipe's silence)
+    int unread = 1;
+    while (::ioctl(fd, FIONREAD, &unread) == 0 && unread > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(1600));
     EXPECT_EQ(::write(fd, oom.data(), oom.size()), static_cast<ssize_t>(oom.size()));
     ::close(fd);
@@ -85,6 +92,7 @@ TEST(ProgressLine, TheCliShowsItOnlyAtATerminal) {
   EXPECT_EQ(shown.code, kExitOomFound);
   EXPECT_EQ(shown.err.rfind("\r\x1b[Koomlens: ", 0), 0u) << shown.err;
   EXPECT_NE(shown.err.find(" read, "), std::string::npos) << "a pipe has no total: " << shown.err;
+  ASSERT_GE(shown.err.size(), 4u);
   EXPECT_EQ(shown.err.substr(shown.err.size() - 4), "\r\x1b[K");
   EXPECT_EQ(shown.out.rfind("oomlens: 1 OOM incident in <stdin>", 0), 0u) << shown.out;
   CliResult piped = ScanSlowPipe(false);
