@@ -42,11 +42,11 @@ inline FactValue SizeValue(double bytes, double tolerance = 0) {
   return v;
 }
 
-/// *sum + bytes, stopping at int64's largest: a sum of counts a crafted record
-/// holds never wraps (bytes >= 0).
+/// *sum + bytes, stopping at int64's ends: a sum of counts a crafted record holds
+/// never wraps, whatever the signs (an address a crafted snapshot gives may be negative).
 inline void AddSaturating(int64_t bytes, int64_t* sum) {
-  *sum =
-      bytes > std::numeric_limits<int64_t>::max() - *sum ? std::numeric_limits<int64_t>::max() : *sum + bytes;
+  if (__builtin_add_overflow(*sum, bytes, sum))
+    *sum = bytes > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
 }
 
 inline FactValue CountValue(int64_t n) {

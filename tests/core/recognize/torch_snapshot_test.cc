@@ -155,6 +155,21 @@ TEST(TorchSnapshot, OwnerFrameSkipsNativeAndPyTorchFrames) {
   EXPECT_EQ(owner("[]"), "");
 }
 
+// A crafted snapshot's addresses and sizes at int64's ends (the pickle fuzzer's
+// find: a negative address under a block of 2^62 bytes) are read without wrapping.
+TEST(TorchSnapshot, AddressesAtTheEndsOfInt64DoNotWrap) {
+  for (const char* address : {"-(2**63)", "2**63 - 1", "-1"}) {
+    SnapshotEvents read = Read(Pickled(std::string("{\"segments\": [{\"address\": ") + address +
+                                           ", \"total_size\": 2**62, \"blocks\": [{\"size\": 2**62, "
+                                           "\"state\": \"active_allocated\"}, {\"size\": 2**62, "
+                                           "\"state\": \"inactive\"}, {\"size\": 2**62, \"state\": "
+                                           "\"inactive\"}]}]}",
+                                       4));
+    ASSERT_EQ(read.events.size(), 1u) << address;
+    EXPECT_EQ(Bytes(read.events[0], "reserved_bytes"), int64_t{1} << 62) << address;
+  }
+}
+
 TEST(TorchSnapshot, RefusesWhatIsNoSnapshotSayingWhere) {
   auto error_of = [](const std::string& expression) {
     PickleRef root = Unpickled(Pickled(expression, 4));
