@@ -256,6 +256,49 @@ TEST(Profile, TwoProfilesDiffedShowWhatGrewAndByWhichFrame) {
             std::string::npos);
 }
 
+// An XLA dump's memory-usage-report: a compiled program's buffers, read from text.
+const std::string kUsageReport =
+    std::string(OOMLENS_SOURCE_DIR) +
+    "/testdata/records/module_0412.jit_train_step.sm_8.0_gpu_after_optimizations-memory-"
+    "usage-report.txt";
+
+TEST(XlaUsageReport, AloneItIsMemoryHeldAndJoinedItTellsTheTemporariesFromTheArguments) {
+  CliResult alone = RunOomlens({"--format", "json", kUsageReport});
+  EXPECT_EQ(alone.code, kExitNoOom) << alone.err;
+  auto held = nlohmann::json::parse(alone.out);
+  ASSERT_EQ(held["memory_records"].size(), 1u);
+  EXPECT_EQ(held["memory_records"][0]["facts"]["buffer_assignment_bytes"], 3326083072);
+  EXPECT_EQ(held["memory_records"][0]["allocations"].size(), 4u) << "each allocation once, not its values";
+
+  ScratchDir dir;
+  std::string log = dir.Write("train.log",
+                              "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while "
+                              "trying to allocate 2147483648 bytes.\n");
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--format", "json", log, kUsageReport},
+                                                                {"--format", "json", kUsageReport, log}}) {
+    auto report = nlohmann::json::parse(RunOomlens(args).out);
+    ASSERT_EQ(report["incidents"].size(), 1u);
+    const auto& incident = report["incidents"][0];
+    EXPECT_EQ(incident["rule"], "xla_gpu.program_temporaries");
+    EXPECT_EQ(incident["facts"]["hlo_temp_bytes"], int64_t{2} << 30);
+    EXPECT_EQ(incident["facts"]["arguments_bytes"], int64_t{864} << 20);
+    EXPECT_EQ(incident["facts"]["output_bytes"], int64_t{256} << 20);
+    EXPECT_EQ(incident["facts"]["requested_bytes"], int64_t{2147483648}) << "the log's own figure stays";
+  }
+}
+
+// A crafted log of many reports keeps at most as many records as a report keeps incidents.
+TEST(XlaUsageReport, AFloodOfReportsInOneLogIsBoundedAndSaid) {
+  ScratchDir dir;
+  std::string flood;
+  for (int k = 0; k < 10001; ++k) flood += "Total bytes used: " + std::to_string(1000 + k) + " (1.0KiB)\n\n";
+  std::string path = dir.Write("flood.txt", flood);
+  CliResult r = RunOomlens({"--format", "json", path});
+  auto report = nlohmann::json::parse(r.out);
+  EXPECT_EQ(report["memory_records"].size(), 10000u);
+  EXPECT_NE(r.out.find("more than 10000 records of memory held; the rest are not kept"), std::string::npos);
+}
+
 TEST(Profile, AProfileNeverJoinsAPyTorchFailure) {
   CliResult r = RunOomlens({"--format", "json", kLog, kProfile});
   auto report = nlohmann::json::parse(r.out);

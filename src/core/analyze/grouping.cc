@@ -292,8 +292,12 @@ Incident* LogIncidentOf(const Incident& record, std::vector<Incident>* incidents
   return nullptr;
 }
 
+// A failure a memory record may join: one the log printed (not a record itself),
+// with a figure of its own (what it asked for, or what a compile needed), on a
+// device in common.
 bool MayJoin(const Incident& memory, const Incident& log) {
-  if (log.record || !log.facts.count("requested_bytes") || !DeviceInCommon(memory, log)) return false;
+  bool figure = log.facts.count("requested_bytes") || log.facts.count("used_bytes");
+  if (log.record || !figure || !DeviceInCommon(memory, log)) return false;
   for (const auto& prefix : memory.joins)
     if (log.kind.rfind(prefix, 0) == 0) return true;
   return false;

@@ -68,6 +68,8 @@ std::vector<FactInfo> BuildRegistry() {
        "blocks freed but still in use by another stream (memory snapshot: active_awaiting_free)"},
       {"graph_pool_bytes", T::kSize, false, "segments of CUDA-graph private pools (memory snapshot)"},
       {"segment_count", T::kCount, false, "segments the caching allocator holds (memory snapshot)"},
+      {"buffer_assignment_bytes", T::kSize, false,
+       "a compiled program's buffers in all (XLA memory-usage-report)"},
       {"trace_allocs", T::kCount, false, "allocations the allocator's trace recorded (memory snapshot)"},
       {"trace_frees", T::kCount, false, "of those, the ones the trace saw freed"},
       {"never_freed_count", T::kCount, false,

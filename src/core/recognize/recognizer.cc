@@ -309,6 +309,7 @@ Event Recognizer::NewEvent(const Signature& sig, const LineContext& context, con
   event.rank = context.rank;
   event.time_seconds = TimestampSeconds(context.timestamp).value_or(-1);
   event.time = TimestampText(context.timestamp);
+  event.joins = sig.joins;  // a memory record: kept apart, it joins a failure at the end
   return event;
 }
 
@@ -461,7 +462,10 @@ void Recognizer::Join(Open* open, const CleanLine& line) {
   open->last_line = current_line_;
   ++open->lines;
   open->blank_run = 0;
-  if (Tally(open, line.message)) return;  // its numbers are counted; keep the text small
+  // Its numbers are counted; keep the text small, unless the line is an entry of a
+  // listing read line by line (a report that lists its rows and sums them by type).
+  bool listed = open->sig->items && !open->sig->items->each;
+  if (Tally(open, line.message) && !listed) return;
   open->text += ' ';
   open->text.append(line.message.substr(0, kMaxMessageBytes - std::min(kMaxMessageBytes, open->text.size())));
   if (open->messages.size() < kMaxListingLines) {

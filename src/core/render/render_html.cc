@@ -270,7 +270,7 @@ void RenderIncidentHtml(const Incident& i, size_t number, std::ostream& out) {
       << ", first at " << HtmlEscape(LocationText(i.first)) << "</td></tr>\n";
   for (const auto& record : i.records)
     out << "<tr><th>record</th><td>" << HtmlEscape(LocationText(record))
-        << " (the allocator's record: its figures and listing)</td></tr>\n";
+        << " (a record of the memory: its figures and listing)</td></tr>\n";
   if (!i.partitions.empty())
     out << "<tr><th>partitions</th><td>" << HtmlEscape(FormatIdSet(i.partitions)) << "</td></tr>\n";
   if (!i.hosts.empty())

@@ -259,7 +259,7 @@ void RenderIncident(const Incident& i, size_t number, const Style& style, const 
                      ", first at " + Printable(LocationText(i.first));
   row("seen      ", seen);
   for (const auto& record : i.records)
-    row("record    ", Printable(LocationText(record)) + " (the allocator's record: its figures and listing)");
+    row("record    ", Printable(LocationText(record)) + " (a record of the memory: its figures and listing)");
   if (i.match < 1) {
     char c[16];
     std::snprintf(c, sizeof c, "%.2f", i.match);

@@ -89,6 +89,7 @@ struct Signature {
   std::vector<std::string> annotates;  // not an incident: facts go to the next event of these kinds
   std::vector<std::string> after;      // a listing right after an event of these kinds: joins it
   std::vector<std::string> before;     // a listing right before an event of these kinds: joins it
+  std::vector<std::string> joins;      // a memory record, no failure: joins the last failure of these kinds
   bool listing() const { return !after.empty() || !before.empty(); }  // joins an event; no message itself
   bool series = false;    // a memory figure: collected into series, no incident
   bool fragment = false;  // one sentence of a message: continues an open one of its kind

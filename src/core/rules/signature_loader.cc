@@ -15,7 +15,7 @@ const std::set<std::string> kSignatureKeys = {
     "id",      "kind",     "code",      "title",      "description", "priority",  "literals",
     "start",   "complete", "follow",    "facts",      "require",     "max_wrap",  "max_lines",
     "samples", "items",    "annotates", "aggregates", "reject",      "kind_when", "after",
-    "before",  "series",   "activity",  "fragment",   "match",       "values"};
+    "before",  "series",   "activity",  "fragment",   "match",       "values",    "joins"};
 const std::set<std::string> kAggregateKeys = {"pattern", "sum", "max", "count"};
 const std::set<std::string> kKindWhenKeys = {"pattern", "kind"};
 const std::set<std::string> kItemKeys = {"start", "each", "fields", "max_items"};
@@ -164,6 +164,7 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
   StringList(j, "annotates", ptr, &sig->annotates);
   StringList(j, "after", ptr, &sig->after);
   StringList(j, "before", ptr, &sig->before);
+  StringList(j, "joins", ptr, &sig->joins);
   String(j, "activity", ptr, false, &sig->activity);
   if (!sig->activity.empty() && sig->activity != "compile" && sig->activity != "step") {
     Error(ptr + "/activity", "'activity' must be \"compile\" or \"step\"",
@@ -172,6 +173,11 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
   Bool(j, "fragment", ptr,
        "true: a sentence of a larger message, which continues an open message of its kind", &sig->fragment);
   Bool(j, "series", ptr, "true: each match is one memory figure of a series", &sig->series);
+  if (!sig->joins.empty() && (sig->listing() || !sig->annotates.empty() || sig->series)) {
+    Error(ptr + "/joins",
+          "a memory record ('joins') is a message of its own, not a listing, annotation or figure",
+          "keep 'joins' for a report of memory held that joins the failure it was printed for, in any input");
+  }
   if ((!sig->after.empty() || !sig->before.empty()) && !sig->annotates.empty()) {
     Error(ptr + "/annotates", "a listing ('after', 'before') cannot also annotate the next event",
           "keep 'annotates' for a warning that precedes an event anywhere, 'before' for a listing right "

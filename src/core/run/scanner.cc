@@ -53,6 +53,7 @@ struct Scanner::State {
   HistoryCollector history;
   Recognizer recognizer;
   size_t dropped_problems = 0;
+  size_t memory_records_dropped = 0;
   ReadFigures read_figures = ReadFigures::kWhenBehind;  // ScannerTesting may force a side
 
   State(const RuleSet& r, ScanOptions o)
@@ -64,8 +65,23 @@ struct Scanner::State {
   }
 
   void Route(Event&& event) {
+    if (!event.joins.empty()) return KeepMemoryRecord(std::move(event));
     series.AddOom(event);
     grouper.Add(std::move(event));
+  }
+
+  // A record of memory held (a profile, a report a log printed) waits, apart, for
+  // the failure it was taken for (JoinMemoryRecords); a scan keeps kMaxIncidents.
+  void KeepMemoryRecord(Event&& event) {
+    if (report.memory_records.size() >= kMaxIncidents) {
+      if (memory_records_dropped++ == 0)
+        AddProblem(
+            Problem::Severity::kWarning, LocationText(event.where),
+            "more than " + std::to_string(kMaxIncidents) + " records of memory held; the rest are not kept",
+            "scan the records with the logs they belong to in smaller sets");
+      return;
+    }
+    report.memory_records.push_back(IncidentOf(std::move(event)));
   }
 
   void Take(const Figure& figure) {
@@ -139,8 +155,7 @@ struct Scanner::State {
       return Refuse(summary, refusal.where, refusal.message, refusal.help);
     for (Event& event : events) {
       event.host = host;
-      if (!event.joins.empty()) report.memory_records.push_back(IncidentOf(std::move(event)));
-      else Route(std::move(event));
+      Route(std::move(event));
     }
     summary.ok = true;
     summary.bytes = bytes;

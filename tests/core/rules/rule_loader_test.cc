@@ -42,12 +42,27 @@ TEST(RuleLoader, ANumberTooLargeForADoubleIsAnErrorNotACrash) {
 TEST(RuleLoader, RejectsUnknownKeyListingAllowedKeys) {
   auto problems = LoadProblems("{\"version\": 1, \"signatures\": [\n  {\"id\": \"x\", \"strat\": \"y\"}]}");
   ASSERT_EQ(problems.size(), 1u);
-  EXPECT_EQ(problems[0],
-            "bad.json:2:24: /signatures/0/strat: unknown key 'strat' (help: allowed keys: activity, after, "
-            "aggregates, annotates, before, code, complete, "
-            "description, facts, follow, fragment, id, items, kind, kind_when, literals, match, max_lines, "
-            "max_wrap, priority, reject, require, samples, "
-            "series, start, title, values)");
+  EXPECT_EQ(
+      problems[0],
+      "bad.json:2:24: /signatures/0/strat: unknown key 'strat' (help: allowed keys: activity, after, "
+      "aggregates, annotates, before, code, complete, "
+      "description, facts, follow, fragment, id, items, joins, kind, kind_when, literals, match, max_lines, "
+      "max_wrap, priority, reject, require, samples, "
+      "series, start, title, values)");
+}
+
+TEST(RuleLoader, AMemoryRecordIsNoListingAnnotationOrFigure) {
+  for (const char* other :
+       {R"("after": ["xla_gpu_alloc"])", R"("annotates": ["xla_gpu_alloc"])", R"("series": true)"}) {
+    auto problems = LoadProblems(std::string(R"json({"version": 1, "signatures": [{
+  "id": "demo", "kind": "xla_buffer_assignment", "literals": ["Total bytes used"],
+  "start": "Total bytes used", "joins": ["xla_gpu"], )json") +
+                                 other + "}]}");
+    ASSERT_FALSE(problems.empty()) << other;
+    EXPECT_NE(problems[0].find("/signatures/0/joins: a memory record ('joins') is a message of its own"),
+              std::string::npos)
+        << problems[0];
+  }
 }
 
 TEST(RuleLoader, ValuesNeedATextFactThatAPatternCaptures) {
