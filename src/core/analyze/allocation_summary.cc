@@ -119,17 +119,17 @@ void SummarizeBlocks(const std::vector<Allocation>& allocations, Facts* derived,
     std::string state = AllocationState(a);
     if (state == "free") {
       ++free.count;
-      free.bytes += size->integer;
+      AddSaturating(size->integer, &free.bytes);  // sizes from a crafted record never wrap
       largest_free = std::max(largest_free, size->integer);
       continue;
     }
     if (state != "allocated") continue;
     ++allocated.count;
-    allocated.bytes += size->integer;
+    AddSaturating(size->integer, &allocated.bytes);
     auto add = [size](std::map<std::string, Tally>* to, const std::string& key) {
       Tally& t = (*to)[key];
       ++t.count;
-      t.bytes += size->integer;
+      AddSaturating(size->integer, &t.bytes);
     };
     if (const FactValue* owner = Field(a, "owner")) add(&owners, owner->text);
     if (const FactValue* label = Field(a, "label")) add(&labels, label->text);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 #include "core/model/fact_values.h"
@@ -13,8 +14,11 @@ namespace {
 constexpr uint64_t kMinFiguresToAttach = 3;
 constexpr uint64_t kMinFiguresAlone = 5;
 
-int64_t Growth(const MemorySeries& s) {
-  return s.points.empty() ? 0 : s.points.back().bytes - s.points.front().bytes;
+// a - b of two figures, which at int64's ends (a crafted log) int64 does not hold
+double Gap(int64_t a, int64_t b) { return static_cast<double>(a) - static_cast<double>(b); }
+
+double Growth(const MemorySeries& s) {
+  return s.points.empty() ? 0 : Gap(s.points.back().bytes, s.points.front().bytes);
 }
 
 // Least-squares slope of bytes over the figure index, per figure.
@@ -168,7 +172,7 @@ void DeriveSeriesFacts(const MemorySeries& s, Facts* derived) {
   (*derived)["series_first_bytes"] = SizeValue(static_cast<double>(first));
   (*derived)["series_last_bytes"] = SizeValue(static_cast<double>(last));
   (*derived)["series_peak_bytes"] = SizeValue(static_cast<double>(peak));
-  (*derived)["series_growth_bytes"] = SizeValue(static_cast<double>(last - first));
+  (*derived)["series_growth_bytes"] = SizeValue(Gap(last, first));
   if (first > 0) (*derived)["series_growth_ratio"] = RatioValue(static_cast<double>(last) / first);
   double slope = Slope(s, stride);
   (*derived)["series_slope_bytes"] = SizeValue(slope);
@@ -177,25 +181,23 @@ void DeriveSeriesFacts(const MemorySeries& s, Facts* derived) {
         RatioValue(static_cast<double>(rising) / static_cast<double>(s.points.size() - 1));
     int64_t middle = s.points[s.points.size() / 2].bytes;
     if (last != first) {
-      (*derived)["series_late_growth_share"] =
-          RatioValue(static_cast<double>(last - middle) / static_cast<double>(last - first));
+      (*derived)["series_late_growth_share"] = RatioValue(Gap(last, middle) / Gap(last, first));
     }
   }
   double minutes = (s.last_seconds - s.first_seconds) / 60;
   if (s.first_seconds >= 0 && minutes > 0 && s.figures >= 2) {
-    double per_minute = static_cast<double>(last - first) / minutes;
+    double per_minute = Gap(last, first) / minutes;
     (*derived)["series_minutes"] = RatioValue(minutes);
     (*derived)["series_slope_per_minute_bytes"] = SizeValue(per_minute);
     if (per_minute > 0 && s.limit_bytes > last) {
-      (*derived)["series_minutes_to_limit"] =
-          RatioValue(static_cast<double>(s.limit_bytes - last) / per_minute);
+      (*derived)["series_minutes_to_limit"] = RatioValue(Gap(s.limit_bytes, last) / per_minute);
     }
   }
   if (s.limit_bytes > 0) {
     (*derived)["series_limit_bytes"] = SizeValue(static_cast<double>(s.limit_bytes));
     if (slope > 0 && last < s.limit_bytes) {
       (*derived)["series_samples_to_limit"] =
-          CountValue(static_cast<int64_t>(std::ceil(static_cast<double>(s.limit_bytes - last) / slope)));
+          CountValue(SaturatedCount(std::ceil(Gap(s.limit_bytes, last) / slope)));
     }
   }
 }

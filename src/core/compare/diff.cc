@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 
@@ -42,7 +43,8 @@ bool ShapeDimension(const std::string& name) {
 }
 
 bool Differ(const FactValue& a, const FactValue& b) {
-  return std::fabs(static_cast<double>(a.integer - b.integer)) > a.tolerance + b.tolerance + 0.5;
+  return std::fabs(static_cast<double>(a.integer) - static_cast<double>(b.integer)) >
+         a.tolerance + b.tolerance + 0.5;
 }
 
 // Sizes and counts, printed or derived, that moved between the two incidents.
@@ -156,11 +158,11 @@ const char* StatusName(IncidentDiff::Status status) {
 }
 
 std::string FormatChange(const FactValue& before, const FactValue& after) {
-  double delta = static_cast<double>(after.integer - before.integer);
+  double delta = static_cast<double>(after.integer) - static_cast<double>(before.integer);
   std::string sign = delta >= 0 ? "+" : "-";
-  std::string out =
-      sign + (after.type == FactType::kSize ? FormatSize(static_cast<int64_t>(std::fabs(delta)))
-                                            : std::to_string(static_cast<int64_t>(std::fabs(delta))));
+  // two figures at the ends of int64 differ by more than int64 holds: the change saturates
+  int64_t change = std::fabs(delta) >= 0x1p63 ? INT64_MAX : static_cast<int64_t>(std::fabs(delta));
+  std::string out = sign + (after.type == FactType::kSize ? FormatSize(change) : std::to_string(change));
   if (before.integer != 0) {
     char pct[32];
     std::snprintf(pct, sizeof pct, " (%+.0f%%)",

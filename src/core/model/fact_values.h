@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <string>
@@ -47,6 +48,14 @@ inline FactValue SizeValue(double bytes, double tolerance = 0) {
 inline void AddSaturating(int64_t bytes, int64_t* sum) {
   if (__builtin_add_overflow(*sum, bytes, sum))
     *sum = bytes > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+}
+
+/// A count computed as a double, as int64 holds it: beyond its ends it saturates.
+inline int64_t SaturatedCount(double n) {
+  if (std::isnan(n)) return 0;
+  if (n >= 0x1p63) return std::numeric_limits<int64_t>::max();
+  if (n <= -0x1p63) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(n);
 }
 
 inline FactValue CountValue(int64_t n) {

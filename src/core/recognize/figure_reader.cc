@@ -10,8 +10,9 @@ namespace oomlens {
 
 bool Supersedes(const FactValue& value, const FactValue& old) {
   bool numeric = value.type == FactType::kSize || value.type == FactType::kCount;
-  bool consistent = numeric && std::fabs(static_cast<double>(value.integer - old.integer)) <=
-                                   value.tolerance + old.tolerance + 0.5;
+  bool consistent =
+      numeric && std::fabs(static_cast<double>(value.integer) - static_cast<double>(old.integer)) <=
+                     value.tolerance + old.tolerance + 0.5;
   return consistent && value.tolerance < old.tolerance;
 }
 

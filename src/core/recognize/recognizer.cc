@@ -521,9 +521,9 @@ void Recognizer::Close(Open&& open) {
     const Aggregate& agg = sig.aggregates[i];
     auto put = [&event](const FactInfo* info, double value) {
       if (!info) return;
-      int64_t n = static_cast<int64_t>(value);
+      double n = std::trunc(value);  // SizeValue and SaturatedCount stop at int64's ends
       event.facts.emplace(info->name,
-                          info->type == FactType::kSize ? SizeValue(static_cast<double>(n)) : CountValue(n));
+                          info->type == FactType::kSize ? SizeValue(n) : CountValue(SaturatedCount(n)));
     };
     put(agg.sum, t.sum);
     put(agg.max, t.max);

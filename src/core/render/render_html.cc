@@ -59,15 +59,15 @@ std::vector<Segment> DeviceSegments(const Incident& i, int64_t whole) {
   add("reserved, not allocated", Figure(i, "cached_unallocated_bytes"), "#e9b96e");
   const FactValue* process = Figure(i, "process_used_bytes");  // the process's whole use (CUDA's count)
   int64_t own = 0;
-  for (const auto& s : parts) own += s.bytes;
-  if (process && process->integer - own > process->integer / 200)
+  for (const auto& s : parts) AddSaturating(s.bytes, &own);  // figures from a crafted record never wrap
+  if (process && process->integer > own && process->integer - own > process->integer / 200)
     parts.push_back({"this process, outside the allocator", process->integer - own, "#c9b3d6"});
   add("other processes", Figure(i, "other_use_bytes"), "#8ab");
   size_t held_parts = parts.size();
   add("free", Figure(i, "free_bytes"), "#7b7");
   int64_t sum = 0;
-  for (const auto& s : parts) sum += s.bytes;
-  if (held_parts == 0 || parts.size() < 2 || sum > whole + whole / 200) return {};
+  for (const auto& s : parts) AddSaturating(s.bytes, &sum);
+  if (held_parts == 0 || parts.size() < 2 || sum - whole > whole / 200) return {};
   if (whole - sum > whole / 200) parts.push_back({"not accounted for", whole - sum, "#ddd"});
   return parts;
 }
@@ -216,9 +216,8 @@ std::string SeriesChart(const MemorySeries& s) {
       << "' role='img' aria-label='memory series'>"
       << "<line x1='" << left << "' x2='" << left << "' y1='16' y2='" << 16 + height << "' stroke='#999'/>"
       << "<line x1='" << left << "' x2='" << left + width << "' y1='" << 16 + height << "' y2='"
-      << 16 + height << "' stroke='#999'/><text x='0' y='20' font-size='12'>"
-      << FormatSize(static_cast<int64_t>(top)) << "</text><text x='0' y='" << 16 + height
-      << "' font-size='12'>0</text>"
+      << 16 + height << "' stroke='#999'/><text x='0' y='20' font-size='12'>" << FormatComputedSize(top)
+      << "</text><text x='0' y='" << 16 + height << "' font-size='12'>0</text>"
       << "<text x='" << left << "' y='" << height + 30 << "' font-size='12'>line " << s.points.front().line
       << "</text><text x='" << left + width << "' y='" << height + 30
       << "' font-size='12' text-anchor='end'>line " << s.points.back().line << "</text>"

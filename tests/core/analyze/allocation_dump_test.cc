@@ -2,6 +2,7 @@
 // become a summary: totals, free blocks, owners, identical live buffers.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -207,6 +208,21 @@ TEST_F(AllocationDumpTest, FewIdenticalBuffersAreNoLeak) {
   ASSERT_EQ(report.incidents.size(), 1u);
   EXPECT_EQ(report.incidents[0].allocations.size(), 3u);
   EXPECT_NE(report.incidents[0].diagnosis.best.cause, "leak");
+}
+
+// Totals of a crafted dump saturate instead of wrapping (the pickle fuzzer's find in CI:
+// two 4E blocks overflowed int64).
+TEST_F(AllocationDumpTest, TotalsPastInt64SaturateInsteadOfWrapping) {
+  std::string text = std::string(kOom) +
+                     "  size=4.00E state=allocated shape=f32[1]\n"
+                     "  size=4.00E state=allocated shape=f32[1]\n"
+                     "  size=4.00E state=free\n  size=4.00E state=free\n  size=4.00E state=free\n";
+  Report report = Scan(text);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const Incident& i = report.incidents[0];
+  EXPECT_EQ(Derived(i, "allocated_total_bytes"), INT64_MAX);
+  EXPECT_EQ(Derived(i, "free_total_bytes"), INT64_MAX);
+  EXPECT_EQ(Derived(i, "largest_free_block_bytes"), int64_t{1} << 62);
 }
 
 }  // namespace
