@@ -14,7 +14,8 @@ namespace oomlens {
 class FailGate {
  public:
   /// spec: "oom" (every incident but one the runtime recovered from), "never", or
-  /// a comma-separated list of causes and kinds.
+  /// a comma-separated list of causes, kinds and "ended" (an incident after which
+  /// its input shows no more work of the job: Incident::after), any of which fails.
   explicit FailGate(const std::string& spec);
   FailGate() : FailGate("oom") {}
   bool Fails(const Incident& incident) const;
@@ -26,6 +27,9 @@ class FailGate {
   bool never_ = false, any_ = false;
   std::vector<std::string> names_;
 };
+
+/// The name --fail-on gives incidents that ended their job.
+inline constexpr char kEndedJob[] = "ended";
 
 /// The items of a comma-separated list, empty ones left out.
 std::vector<std::string> SplitList(const std::string& spec);

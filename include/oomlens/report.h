@@ -71,6 +71,30 @@ struct ProgramHistory {
   uint64_t last_step_line = 0;
 };
 
+/// What its input shows after an incident's last occurrence: more work of the
+/// job (completed steps, compiles: a retry, training going on) or none (only
+/// tracebacks, exit lines, shutdown noise, or the end of the log).
+struct Aftermath {
+  Location last;              ///< the incident's last occurrence
+  int last_input_index = -1;  ///< index of that input; -1: not known
+  double last_seconds = -1;   ///< its timestamp, seconds into the year; -1: none
+  std::string last_host;      ///< the stream (host tag) that printed it; may be empty
+  bool went_on = false;       ///< the job did work after it in that input
+  uint64_t work = 0;          ///< work lines (steps, compiles) after it
+  uint64_t steps = 0;         ///< of which completed steps
+  uint64_t lines = 0;         ///< lines from it to the last work line
+  double seconds = -1;        ///< time from it to the last timed work line; -1: not known
+  /// Work lines counted before the last occurrence while scanning, in its input
+  /// and in its host's stream: what is after it is the count at the end less these.
+  struct Mark {
+    uint64_t work = 0, steps = 0;
+  };
+  Mark seen_in_input, seen_in_host;
+  bool marked = false;  ///< the marks were taken (an incident of a log's event)
+  /// The OOM ended the job: nothing shows it was survived.
+  bool ended_job() const { return !went_on; }
+};
+
 /// A cause rule that matched an incident.
 struct CauseMatch {
   std::string cause;  ///< e.g. oversize
@@ -152,6 +176,7 @@ struct Incident {
   Facts listing_facts;  ///< derived from the whole listing before any entry was dropped; empty: not yet
   MemorySeries series;  ///< memory figures printed before it (samples == 0: none)
   ProgramHistory history;
+  Aftermath after;            ///< what came after its last occurrence
   size_t consequence_of = 0;  ///< 1-based number of the incident this one follows from; 0: a root
   std::string relation;       ///< how it follows (empty for roots)
   /// Read from an allocator's record of the failure (a memory snapshot), not from a

@@ -141,7 +141,8 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
                  "threads: N files at a time, or one file read ahead on a second thread (default: the cores)")
       ->check(CLI::Range(1, 256));
   app.add_option("--fail-on", o.fail_on,
-                 "exit 1 on: oom (any incident, default), never, or causes/kinds (comma-separated)");
+                 "exit 1 on: oom (any incident, default), ended (an OOM the job did not go on after), never, "
+                 "or causes/kinds (comma-separated)");
   app.add_option("--max-incidents", o.max_incidents, "show at most this many incidents")
       ->check(CLI::Range(0, 1000000));
   app.add_flag("--fleet", o.fleet,

@@ -170,15 +170,16 @@ std::string CheckFailOn(const std::string& spec, const RuleSet& rules) {
     return std::find(names.begin(), names.end(), name) != names.end();
   };
   for (const auto& item : SplitList(spec)) {
-    if (known(causes, item) || known(kinds, item)) continue;
+    if (item == kEndedJob || known(causes, item) || known(kinds, item)) continue;
     std::vector<std::string> names = causes;
     names.insert(names.end(), kinds.begin(), kinds.end());
     return "'" + item + "' is neither a cause nor a kind of the loaded rules" + DidYouMean(item, names) +
-           " (help: oom, never, or comma-separated names from 'oomlens rules list'; causes: " +
+           " (help: oom, ended, never, or comma-separated names from 'oomlens rules list'; causes: " +
            Join(causes, ", ") + ")";
   }
-  return SplitList(spec).empty() ? "empty --fail-on (help: oom, never, or comma-separated causes and kinds)"
-                                 : "";
+  return SplitList(spec).empty()
+             ? "empty --fail-on (help: oom, ended, never, or comma-separated causes and kinds)"
+             : "";
 }
 
 // Loads the rules for a command that writes a report; false (said why) when they,

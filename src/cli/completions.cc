@@ -121,7 +121,7 @@ int RunCompletions(const Options& o, const std::string& shell, std::ostream& out
   out << Fill(script->second, {{"@FORMATS@", Words(FormatNames())},
                                {"@COLORS@", Words(ColorModeNames())},
                                {"@CHIPS@", chips},
-                               {"@FAIL_ON@", "oom never " + causes + " " + kinds},
+                               {"@FAIL_ON@", "oom ended never " + causes + " " + kinds},
                                {"@TOPICS@", Words(rules.Codes()) + " " + causes + " " + kinds},
                                {"@COMMANDS@", "diff merge explain serve rules completions"}});
   return ok ? kExitNoOom : kExitError;

@@ -30,6 +30,14 @@ def test_diagnose_gives_typed_objects():
     assert incident.seen["inputs"] == [0]
 
 
+def test_the_oom_that_ended_the_job_comes_first():
+    log = os.path.join(ROOT, "testdata", "logs", "aftermath", "compile_oom_retried_then_e0100_fatal_synthetic.log")
+    fatal, survived = oomlens.scan([log]).incidents
+    assert (fatal.code, fatal.ended_job, fatal.after["work"]) == ("E0100", True, 0)
+    assert (survived.code, survived.ended_job, survived.after["steps"]) == ("E1000", False, 40)
+    assert "the job went on after it" in repr(survived) and "went on" not in repr(fatal)
+
+
 def test_diagnose_reads_a_pytorch_message_and_bytes():
     report = oomlens.diagnose(("torch.cuda.OutOfMemoryError: " + TORCH_OOM).encode())
     assert [i.kind for i in report] == ["pytorch_cuda"]

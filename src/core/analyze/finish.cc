@@ -20,6 +20,34 @@ bool Explained(const RuleData& rules, const std::string& chip, Incident* inciden
   return incident->diagnosis.best.cause != "unknown";
 }
 
+namespace {
+
+// Incidents that ended a job before those the job went on after, each part in
+// its order; a consequence stays beside its root (consequence_of, renumbered to
+// the new places).
+void PutEndedFirst(std::vector<Incident>* incidents) {
+  std::vector<size_t> order(incidents->size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto ended = [incidents](size_t i) {
+    const Incident& incident = (*incidents)[i];
+    size_t root = incident.consequence_of;
+    return (root != 0 ? (*incidents)[root - 1] : incident).after.ended_job();
+  };
+  std::stable_partition(order.begin(), order.end(), ended);
+  std::vector<size_t> place(order.size());  // old index -> new 1-based number
+  for (size_t k = 0; k < order.size(); ++k) place[order[k]] = k + 1;
+  std::vector<Incident> reordered;
+  reordered.reserve(incidents->size());
+  for (size_t i : order) {
+    reordered.push_back(std::move((*incidents)[i]));
+    size_t& root = reordered.back().consequence_of;
+    if (root != 0) root = place[root - 1];
+  }
+  *incidents = std::move(reordered);
+}
+
+}  // namespace
+
 void FinishIncidents(const RuleData& rules, const std::string& chip, std::vector<Incident>* incidents) {
   std::stable_sort(incidents->begin(), incidents->end(), FirstSeenBefore);
   JoinRecords(incidents);       // before deriving: the record's figures are the incident's
@@ -29,6 +57,7 @@ void FinishIncidents(const RuleData& rules, const std::string& chip, std::vector
     Decide(rules, &incident);
   }
   ShareDiagnoses(incidents);
+  PutEndedFirst(incidents);
 }
 
 void FinishReport(const RuleData& rules, const std::string& chip, Report* report) {

@@ -20,7 +20,8 @@ bool FirstSeenBefore(const Incident& a, const Incident& b);
 bool Explained(const RuleData& rules, const std::string& chip, Incident* incident);
 
 /// Derives every incident's facts (with the chip's memory when named), decides
-/// its cause with rules, orders them (FirstSeenBefore) and marks consequences.
+/// its cause with rules, orders them (those that ended a job first, each part
+/// FirstSeenBefore) and marks consequences.
 void FinishIncidents(const RuleData& rules, const std::string& chip, std::vector<Incident>* incidents);
 
 /// The end of a scan or merge: memory records joined into the failures they were

@@ -52,6 +52,23 @@ void SeeRange(const std::string& name, FigureRange range, Sightings* seen) {
   it->second.max = std::max(it->second.max, range.max);
 }
 
+// Whether place (input a_input, line a_line) comes after (b_input, b_line).
+bool PlacedAfter(int a_input, uint64_t a_line, int b_input, uint64_t b_line) {
+  return a_input != b_input ? a_input > b_input : a_line > b_line;
+}
+
+// The event is the incident's last occurrence so far, unless it was placed before the last one seen.
+void SeeLast(const Event& e, Aftermath* after) {
+  if (PlacedAfter(after->last_input_index, after->last.line, e.input_index, e.where.line)) return;
+  after->last = e.where;
+  after->last_input_index = e.input_index;
+  after->last_seconds = e.time_seconds;
+  after->last_host = e.host;
+  after->seen_in_input = e.seen_in_input;
+  after->seen_in_host = e.seen_in_host;
+  after->marked = e.marked;
+}
+
 void See(const Event& e, Sightings* seen) {
   SeeInput(e.input_index, seen);
   for (const char* name : Sightings::kRangedFacts) {
@@ -214,6 +231,7 @@ Incident IncidentOf(Event&& event) {
   incident.allocations = std::move(event.allocations);
   incident.record = event.record;
   incident.joins = std::move(event.joins);
+  SeeLast(event, &incident.after);
   AddIdentity(event, &incident);
   return incident;
 }
@@ -236,6 +254,7 @@ void IncidentGrouper::Add(Event&& event) {
   incident.match = std::max(incident.match, event.match);  // the surest of its recognitions
   AddIdentity(event, &incident);
   See(event, &incident.seen);
+  SeeLast(event, &incident.after);
   if (!HasListing(incident) && !event.allocations.empty()) {
     incident.allocations = std::move(event.allocations);
     entries_kept_ = KeepListingWithinCap(entries_kept_, &incident, &folded_);
@@ -265,6 +284,9 @@ void MergeIncident(Incident&& from, Incident* into) {
     into->listing_facts = std::move(from.listing_facts);
   }
   if (into->series.figures == 0) into->series = std::move(from.series);
+  if (PlacedAfter(from.after.last_input_index, from.after.last.line, into->after.last_input_index,
+                  into->after.last.line))
+    into->after = std::move(from.after);
   into->records.insert(into->records.end(), from.records.begin(), from.records.end());
   Merge(from.facts, from.first, from.first_who, into);
   for (auto& outlier : from.outliers) Rebase(std::move(outlier), from.facts, into);

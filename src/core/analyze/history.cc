@@ -7,7 +7,9 @@
 namespace oomlens {
 namespace {
 
-constexpr size_t kMaxLinesKept = 4096;  // per program or input; counts stay exact
+constexpr size_t kMaxLinesKept = 4096;    // per program or input; counts stay exact
+constexpr size_t kRecentWorkKept = 64;    // per stream: an event is sent at most this far behind
+constexpr size_t kMaxHostStreams = 4096;  // streams counted apart; the others count in their input only
 
 void Record(uint64_t line, std::vector<uint64_t>* lines, uint64_t* count, uint64_t* first) {
   if (*count == 0) *first = line;
@@ -42,7 +44,36 @@ std::string NormalizeProgram(const std::string& program) {
   return p;
 }
 
+void HistoryCollector::Work::Add(const Figure& figure) {
+  bool step = figure.activity == "step";
+  ++work;
+  if (step) ++steps;
+  last_line = std::max(last_line, figure.line);
+  if (figure.time_seconds >= 0) last_seconds = figure.time_seconds;
+  recent.emplace_back(figure.line, step);
+  if (recent.size() > kRecentWorkKept) recent.pop_front();
+}
+
+// The work lines counted before line: all of them less the recent ones at or after it.
+Aftermath::Mark HistoryCollector::Work::Before(uint64_t line) const {
+  Aftermath::Mark mark{work, steps};
+  for (const auto& [at, step] : recent) {
+    if (at < line) continue;
+    --mark.work;
+    if (step) --mark.steps;
+  }
+  return mark;
+}
+
 void HistoryCollector::Add(const Figure& figure) {
+  if (figure.activity == "step" || figure.activity == "compile") {
+    work_[figure.input_index].Add(figure);
+    std::pair<int, std::string> stream{figure.input_index, std::string(figure.host)};
+    auto it = host_work_.find(stream);
+    if (it == host_work_.end() && !figure.host.empty() && host_work_.size() < kMaxHostStreams)
+      it = host_work_.emplace(std::move(stream), Work{}).first;
+    if (it != host_work_.end()) it->second.Add(figure);
+  }
   if (figure.activity == "step") {
     Lines& l = steps_[figure.input_index];
     Record(figure.line, &l.lines, &l.count, &l.first);
@@ -70,6 +101,48 @@ void HistoryCollector::Attach(std::vector<Incident>* incidents) const {
       h.steps = Before(steps->second.lines, at);
       if (h.steps > 0) h.last_step_line = steps->second.lines[h.steps - 1];
     }
+  }
+}
+
+void HistoryCollector::Mark(Event* event) const {
+  auto all = work_.find(event->input_index);
+  if (all != work_.end()) event->seen_in_input = all->second.Before(event->where.line);
+  auto stream = host_work_.find({event->input_index, event->host});
+  if (stream != host_work_.end()) event->seen_in_host = stream->second.Before(event->where.line);
+  event->marked = true;
+}
+
+namespace {
+
+// What work follows the last occurrence in the stream, given what was counted before it.
+void Measure(uint64_t work, uint64_t steps, uint64_t last_line, double last_seconds, Aftermath::Mark before,
+             Aftermath* after) {
+  after->went_on = last_line > after->last.line;
+  if (!after->went_on) return;
+  after->work = work > before.work ? work - before.work : 0;
+  after->steps = steps > before.steps ? steps - before.steps : 0;
+  after->lines = last_line - after->last.line;
+  if (after->last_seconds >= 0 && last_seconds >= after->last_seconds)
+    after->seconds = last_seconds - after->last_seconds;
+}
+
+}  // namespace
+
+void HistoryCollector::AttachAftermath(std::vector<Incident>* incidents) const {
+  for (auto& incident : *incidents) {
+    Aftermath& after = incident.after;
+    if (after.last_input_index < 0) {  // not seen as an event: its first place stands for its last
+      after.last = incident.first;
+      after.last_input_index = incident.first_input_index;
+    }
+    auto stream = host_work_.find({after.last_input_index, after.last_host});
+    auto all = work_.find(after.last_input_index);
+    bool by_host = stream != host_work_.end();
+    const Work* work = by_host ? &stream->second : all != work_.end() ? &all->second : nullptr;
+    if (!work || after.last.line == 0) continue;  // no work in its input, or a record of no lines
+    Aftermath::Mark before = after.marked ? (by_host ? after.seen_in_host : after.seen_in_input)
+                                          : work->Before(after.last.line + 1);
+    Measure(work->work, work->steps, work->last_line, work->last_seconds, before, &after);
   }
 }
 

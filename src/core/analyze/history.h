@@ -4,11 +4,13 @@
 #ifndef OOMLENS_CORE_ANALYZE_HISTORY_H_
 #define OOMLENS_CORE_ANALYZE_HISTORY_H_
 
+#include <deque>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/model/event.h"
 #include "core/model/figure.h"
 #include "oomlens/report.h"
 
@@ -23,14 +25,31 @@ class HistoryCollector {
   void Add(const Figure& figure);
   /// Fills incident->history for each incident from what came before it in its input.
   void Attach(std::vector<Incident>* incidents) const;
+  /// Notes in event the work lines its input and its host had shown before it.
+  void Mark(Event* event) const;
+  /// Fills incident->after for each incident from the work lines after its last
+  /// occurrence: in its host's stream when that stream printed any, else in its input.
+  void AttachAftermath(std::vector<Incident>* incidents) const;
 
  private:
+  // The work lines (completed steps, compiles) of one stream: counts exact,
+  // the last few kept to place an event that was sent after lines below it.
+  struct Work {
+    uint64_t work = 0, steps = 0, last_line = 0;
+    double last_seconds = -1;
+    std::deque<std::pair<uint64_t, bool>> recent;  // (line, a step)
+    void Add(const Figure& figure);
+    Aftermath::Mark Before(uint64_t line) const;
+  };
+
   struct Lines {
     uint64_t count = 0, first = 0;  // kept per line, bounded: see Add
     std::vector<uint64_t> lines;
   };
   std::map<std::pair<int, std::string>, Lines> compiles_;  // (input, normalized program)
   std::map<int, Lines> steps_;                             // by input
+  std::map<int, Work> work_;                               // by input
+  std::map<std::pair<int, std::string>, Work> host_work_;  // by input and host, the first kMaxHostStreams
 };
 
 /// Derived facts of incident.history (program_compiles_before, steps_before).

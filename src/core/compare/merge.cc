@@ -47,6 +47,7 @@ void PlaceAfter(int offset, Incident* incident) {
   incident->first_input_index += offset;
   for (int& index : incident->seen.inputs) index += offset;
   incident->seen.last_input += offset;
+  if (incident->after.last_input_index >= 0) incident->after.last_input_index += offset;
 }
 
 }  // namespace

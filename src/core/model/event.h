@@ -29,6 +29,9 @@ struct Event {
   double time_seconds = -1;           ///< its line's timestamp, seconds into the year; -1: none
   std::string time;                   ///< the same as text (TimestampText); "" none
   bool record = false;                ///< read from an allocator's record (a memory snapshot), not a log
+  /// Work lines (steps, compiles) its input and its host had shown before it; set by the scanner.
+  Aftermath::Mark seen_in_input, seen_in_host;
+  bool marked = false;
   std::vector<std::string> joins;  ///< a memory record (no failure in it): the kinds it may join, as prefixes
 };
 

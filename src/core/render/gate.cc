@@ -30,6 +30,7 @@ bool FailGate::Fails(const Incident& incident) const {
   if (never_) return false;
   if (any_) return incident.diagnosis.best.cause != kRecovered;
   return std::any_of(names_.begin(), names_.end(), [&incident](const std::string& name) {
+    if (name == kEndedJob) return incident.after.ended_job() && incident.diagnosis.best.cause != kRecovered;
     return name == incident.diagnosis.best.cause || name == incident.kind;
   });
 }

@@ -30,6 +30,12 @@ const json& Member(const json& j, const char* key) {
   return it != j.end() && it->is_object() ? *it : kEmpty;
 }
 
+// A time in seconds, or -1 when the member is missing or null.
+double Seconds(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : -1.0;
+}
+
 // Reads facts from "facts" (typed values) and "printed" (the text as logged).
 bool ReadFacts(const json& values, const json* printed, const FactInfo* (*find)(std::string_view), Facts* out,
                std::string* error) {
@@ -129,6 +135,21 @@ bool ReadNotKept(const json& doc, size_t inputs, EventsNotKept* out, std::string
   return true;
 }
 
+// What came after the incident (an older report has none: its
+// incidents count as having ended their job, unless it says "ended_job": false).
+void ReadAftermath(const json& j, Aftermath* a) {
+  const json& after = Member(j, "after");
+  const json& last = Member(after, "last");
+  a->last = Location{last.value("input", ""), last.value("line", uint64_t{0})};
+  a->last_host = last.value("host", "");
+  a->last_seconds = Seconds(after, "last_seconds");
+  a->went_on = after.value("went_on", !j.value("ended_job", true));
+  a->work = after.value("work", uint64_t{0});
+  a->steps = after.value("steps", uint64_t{0});
+  a->lines = after.value("lines", uint64_t{0});
+  a->seconds = Seconds(after, "seconds");
+}
+
 bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* error) {
   i->kind = j.value("kind", "");
   i->code = j.value("code", "");
@@ -174,12 +195,8 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
                        Member(*series, "first").value("line", uint64_t{0})};
     s.last = Location{Member(*series, "last").value("input", ""),
                       Member(*series, "last").value("line", uint64_t{0})};
-    auto seconds = [&series](const char* name) {
-      auto it = series->find(name);
-      return it != series->end() && it->is_number() ? it->get<double>() : -1.0;
-    };
-    s.first_seconds = seconds("first_seconds");
-    s.last_seconds = seconds("last_seconds");
+    s.first_seconds = Seconds(*series, "first_seconds");
+    s.last_seconds = Seconds(*series, "last_seconds");
     for (const auto& p : series->value("points", json::array())) {
       s.points.push_back(SeriesPoint{p.at(0).get<uint64_t>(), p.at(1).get<int64_t>()});
     }
@@ -190,6 +207,7 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
     i->history.steps = history->value("steps", uint64_t{0});
     i->history.last_step_line = history->value("last_step_line", uint64_t{0});
   }
+  ReadAftermath(j, &i->after);
   for (const auto& o : j.value("outliers", json::array())) {
     Outlier outlier;
     outlier.where = Location{o.value("input", ""), o.value("line", uint64_t{0})};
@@ -285,6 +303,8 @@ struct ReportInputs {
     if (!std::binary_search(seen.inputs.begin(), seen.inputs.end(), incident->first_input_index))
       incident->first_input_index = seen.inputs.front();
     seen.last_input = seen.inputs.back();
+    auto last = index.find(incident->after.last.input);
+    incident->after.last_input_index = last != index.end() ? last->second : seen.last_input;
   }
 };
 

@@ -51,6 +51,7 @@ std::string Details(const Incident& i, size_t number) {
   std::ostringstream out;
   out << "<details><summary>[" << number << "] " << MarkdownCell(i.title)
       << ": evidence, advice, excerpt</summary>\n\n";
+  if (i.after.went_on) out << "*" << MarkdownCell(AftermathText(i.after, true)) << "*\n\n";
   for (const auto& e : i.diagnosis.evidence) out << "- " << MarkdownCell(e) << "\n";
   if (!i.diagnosis.advice.empty()) out << "\n**Advice**\n\n";
   for (size_t k = 0; k < i.diagnosis.advice.size(); ++k)
@@ -106,6 +107,7 @@ void RenderMarkdown(const Report& report, std::ostream& out, size_t max_bytes, s
     const Incident& i = report.incidents[k];
     std::string cause =
         i.consequence_of ? "follows [" + std::to_string(i.consequence_of) + "]" : i.diagnosis.best.cause;
+    if (i.after.went_on) cause += " (survived: the job went on)";
     std::string row = "| " + std::to_string(k + 1) + " | " +
                       MarkdownCell((i.code.empty() ? i.kind : i.code) + " " + i.title) + " | " +
                       MarkdownCell(cause) + " | " + MarkdownCell(i.diagnosis.summary.substr(0, 600)) + " | " +
@@ -132,6 +134,7 @@ void RenderGithub(const Report& report, const FailGate& gate, std::ostream& out)
     std::string title = "OOM: " + (i.code.empty() ? i.kind : i.code) + " " + i.diagnosis.best.cause;
     std::string message = i.diagnosis.summary;
     if (!i.diagnosis.advice.empty()) message += "\nFirst step: " + i.diagnosis.advice.front();
+    if (i.after.went_on) message += "\n" + AftermathText(i.after, true);
     out << Annotation(gate.Fails(i), title, i.first, message);
   }
   if (individual == n) return;

@@ -257,13 +257,15 @@ std::string GroupsTable(const Incident& i) {
   return out.str();
 }
 
-void RenderIncidentHtml(const Incident& i, size_t number, std::ostream& out) {
+void RenderIncidentHtml(const Incident& i, size_t number, bool any_went_on, std::ostream& out) {
   const Diagnosis& d = i.diagnosis;
   out << "<h2>[" << number << "] " << HtmlEscape((i.code.empty() ? "" : i.code + " ") + i.title)
       << " &middot; <span class='cause'>" << HtmlEscape(d.best.cause) << "</span></h2>\n<p>"
       << HtmlEscape(d.summary) << "</p>\n";
   if (i.consequence_of)
     out << "<p class='muted'>follows [" << i.consequence_of << "]: " << HtmlEscape(i.relation) << "</p>\n";
+  if (std::string after = AftermathText(i.after, any_went_on); !after.empty())
+    out << "<p class='" << (i.after.went_on ? "muted" : "cause") << "'>" << HtmlEscape(after) << "</p>\n";
   out << MemoryBar(i) << "\n<table>\n";
   out << "<tr><th>seen</th><td>" << i.occurrences << (i.occurrences == 1 ? " time" : " times")
       << ", first at " << HtmlEscape(LocationText(i.first)) << "</td></tr>\n";
@@ -376,7 +378,9 @@ void RenderHtmlIn(bool fragment, const Report& report, size_t incidents_total, s
                                     : Counted(in.lines, "line", "lines"))
         << ") ";
   out << "</p>\n";
-  for (size_t k = 0; k < report.incidents.size(); ++k) RenderIncidentHtml(report.incidents[k], k + 1, out);
+  bool any_went_on = AnyWentOn(report);
+  for (size_t k = 0; k < report.incidents.size(); ++k)
+    RenderIncidentHtml(report.incidents[k], k + 1, any_went_on, out);
   for (const auto& memory : report.memory_records) RenderMemoryRecordHtml(memory, out);
   out << "<p class='muted'>oomlens " << Version() << "</p>\n";
   EndHtml(fragment, out);

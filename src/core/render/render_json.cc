@@ -73,6 +73,19 @@ ojson SeriesJson(const MemorySeries& s) {
   return j;
 }
 
+// What its input showed after the incident's last occurrence.
+ojson AftermathJson(const Aftermath& a) {
+  ojson j;
+  j["last"] = {{"input", a.last.input}, {"line", a.last.line}, {"host", a.last_host}};
+  j["last_seconds"] = a.last_seconds < 0 ? ojson(nullptr) : ojson(a.last_seconds);
+  j["went_on"] = a.went_on;
+  j["work"] = a.work;    // work lines (steps, compiles) after it
+  j["steps"] = a.steps;  // of which completed steps
+  j["lines"] = a.lines;  // lines from it to the last work line
+  j["seconds"] = a.seconds < 0 ? ojson(nullptr) : ojson(a.seconds);
+  return j;
+}
+
 }  // namespace
 
 ojson IncidentJson(const Incident& i) {
@@ -136,6 +149,8 @@ ojson IncidentJson(const Incident& i) {
                   {"first_compile_line", i.history.first_compile_line},
                   {"steps", i.history.steps},
                   {"last_step_line", i.history.last_step_line}};
+  j["ended_job"] = i.after.ended_job();
+  j["after"] = AftermathJson(i.after);
   j["cause"] = d.best.cause;
   j["confidence"] = d.best.confidence;
   j["summary"] = d.summary;

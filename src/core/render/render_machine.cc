@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/render/render_json.h"
+#include "core/render/verdict.h"
 #include "oomlens/render.h"
 
 namespace oomlens {
@@ -79,17 +80,20 @@ void RenderSarif(const Report& report, const FailGate& gate, std::ostream& out) 
     }
     if (results.size() >= kMaxSarifResults) continue;
     std::string message = (i.code.empty() ? i.kind : i.code) + ": " + d.summary;
-    results.push_back(
-        {{"ruleId", rule_id},
-         {"level", gate.Fails(i) ? "error" : "warning"},
-         {"message", {{"text", message}}},
-         {"locations",
-          {{{"physicalLocation",
-             {{"artifactLocation", {{"uri", Uri(i.first.input)}}},
-              {"region", {{"startLine", std::max<uint64_t>(1, i.first.line)}}}}}}}},
-         {"partialFingerprints", {{"oomlens/v1", Fingerprint(i)}}},
-         {"properties",
-          {{"kind", i.kind}, {"occurrences", i.occurrences}, {"confidence", d.best.confidence}}}});
+    if (i.after.went_on) message += " (" + AftermathText(i.after, true) + ")";
+    results.push_back({{"ruleId", rule_id},
+                       {"level", gate.Fails(i) ? "error" : "warning"},
+                       {"message", {{"text", message}}},
+                       {"locations",
+                        {{{"physicalLocation",
+                           {{"artifactLocation", {{"uri", Uri(i.first.input)}}},
+                            {"region", {{"startLine", std::max<uint64_t>(1, i.first.line)}}}}}}}},
+                       {"partialFingerprints", {{"oomlens/v1", Fingerprint(i)}}},
+                       {"properties",
+                        {{"kind", i.kind},
+                         {"occurrences", i.occurrences},
+                         {"confidence", d.best.confidence},
+                         {"endedJob", i.after.ended_job()}}}});
   }
   ojson doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
                {"version", "2.1.0"},
@@ -120,6 +124,7 @@ void RenderGitlab(const Report& report, const FailGate& gate, std::ostream& out)
   for (const auto& i : report.incidents) {
     std::string description =
         (i.code.empty() ? i.kind : i.code) + " " + i.diagnosis.best.cause + ": " + i.diagnosis.summary;
+    if (i.after.went_on) description += " (" + AftermathText(i.after, true) + ")";
     issues.push_back(
         {{"description", description},
          {"check_name", i.diagnosis.best.rule.empty() ? i.diagnosis.best.cause : i.diagnosis.best.rule},

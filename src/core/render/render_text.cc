@@ -243,8 +243,8 @@ std::string SeriesLine(const MemorySeries& s) {
   return Printable(out);
 }
 
-void RenderIncident(const Incident& i, size_t number, const Style& style, const RenderOptions& options,
-                    std::ostream& out) {
+void RenderIncident(const Incident& i, size_t number, bool any_went_on, const Style& style,
+                    const RenderOptions& options, std::ostream& out) {
   const Diagnosis& d = i.diagnosis;
   char confidence[16];
   std::snprintf(confidence, sizeof confidence, "%.2f", d.best.confidence);
@@ -272,6 +272,7 @@ void RenderIncident(const Incident& i, size_t number, const Style& style, const 
   }
   row("where     ", WhereLine(i));
   if (i.consequence_of != 0) row("follows   ", "[" + std::to_string(i.consequence_of) + "]: " + i.relation);
+  row("after     ", Printable(AftermathText(i.after, any_went_on)));
   row("facts     ", FactsLine(i.facts));
   row("memory    ", SeriesLine(i.series));
   if (!d.evidence.empty()) {
@@ -387,12 +388,14 @@ void RenderText(const Report& report, const RenderOptions& options, std::ostream
     if (i.consequence_of != 0) {
       out << "follows [" << i.consequence_of << "]: " << Printable(i.relation) << "\n";
     } else {
-      out << Printable(i.diagnosis.summary) << " [" << i.diagnosis.best.cause << "]\n";
+      out << Printable(i.diagnosis.summary) << " [" << i.diagnosis.best.cause << "]";
+      out << (i.after.went_on ? " (survived: the job went on)" : "") << "\n";
     }
   }
+  bool any_went_on = AnyWentOn(report);
   for (size_t k = 0; k < report.incidents.size(); ++k) {
     out << "\n";
-    RenderIncident(report.incidents[k], k + 1, style, options, out);
+    RenderIncident(report.incidents[k], k + 1, any_went_on, style, options, out);
   }
   for (const Incident& memory : report.memory_records) {
     out << "\n";

@@ -20,7 +20,35 @@ bool NothingRead(const Report& report) {
   return !report.inputs.empty() && UnreadCount(report) == report.inputs.size();
 }
 
+// "45s", "12m 5s", "2h 13m", "3d 4h".
+std::string Elapsed(double seconds) {
+  auto s = static_cast<uint64_t>(seconds + 0.5);
+  auto part = [](uint64_t n, const char* unit) { return std::to_string(n) + unit; };
+  if (s < 60) return part(s, "s");
+  if (s < 3600) return part(s / 60, "m") + (s % 60 ? " " + part(s % 60, "s") : "");
+  if (s < 86400) return part(s / 3600, "h") + (s / 60 % 60 ? " " + part(s / 60 % 60, "m") : "");
+  return part(s / 86400, "d") + (s / 3600 % 24 ? " " + part(s / 3600 % 24, "h") : "");
+}
+
 }  // namespace
+
+bool AnyWentOn(const Report& report) {
+  for (const auto& i : report.incidents)
+    if (i.after.went_on) return true;
+  return false;
+}
+
+std::string AftermathText(const Aftermath& after, bool any_went_on) {
+  if (!after.went_on) return any_went_on ? "ended the job: no work after it" : "";
+  uint64_t compiles = after.work - after.steps;
+  std::string work;
+  if (after.steps) work = Counted(after.steps, "step", "steps");
+  if (compiles) work += (work.empty() ? "" : ", ") + Counted(compiles, "compile", "compiles");
+  if (work.empty()) work = "work";
+  std::string text = "the job went on after this: " + work + " over " + Counted(after.lines, "line", "lines");
+  if (after.seconds >= 0) text += " (" + Elapsed(after.seconds) + ")";
+  return text;
+}
 
 std::string VerdictFound(const Report& report, size_t total) {
   size_t n = report.incidents.size();

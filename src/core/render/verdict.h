@@ -19,6 +19,14 @@ std::string VerdictFound(const Report& report, size_t total);
 /// read", or ": nothing was read (help could not be read)". Raw.
 std::string VerdictRead(const Report& report);
 
+/// Some incident of the report was survived: the job did work after it.
+bool AnyWentOn(const Report& report);
+
+/// "the job went on after this: 1,200 steps, 3 compiles over 3,400 lines (2h 13m)",
+/// or, when some other incident was survived, "ended the job: no work after it";
+/// empty otherwise. Raw: callers escape.
+std::string AftermathText(const Aftermath& after, bool any_went_on);
+
 }  // namespace oomlens
 
 #endif  // OOMLENS_CORE_RENDER_VERDICT_H_

@@ -66,6 +66,7 @@ struct Scanner::State {
 
   void Route(Event&& event) {
     if (!event.joins.empty()) return KeepMemoryRecord(std::move(event));
+    history.Mark(&event);
     series.AddOom(event);
     grouper.Add(std::move(event));
   }
@@ -262,6 +263,7 @@ Report Scanner::Finish() {
     if (Explained(RuleDataOf(s.rules), s.options.chip, &growth))
       s.report.incidents.push_back(std::move(growth));
   }
+  s.history.AttachAftermath(&s.report.incidents);
   FinishReport(RuleDataOf(s.rules), s.options.chip, &s.report);
   s.CapProblems();
   if (s.dropped_problems > 0) {

@@ -76,6 +76,10 @@ class Incident:
     json: Dict[str, Any] = field(repr=False, compare=False)
     record: bool = False  # read from an allocator's record (a memory snapshot) alone, not a log
     records: List[Location] = field(default_factory=list)  # memory snapshots joined into it
+    # The OOM ended its job: no work (steps, compiles) after its last occurrence.
+    ended_job: bool = True
+    # What came after it: went_on, work, steps, lines, seconds, last (docs/json-output.md).
+    after: Dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, j: Dict[str, Any]) -> "Incident":
@@ -92,7 +96,8 @@ class Incident:
                           for a in j["alternatives"]],
             outliers=list(j["outliers"]), consequence_of=j.get("consequence_of"), relation=j.get("relation", ""),
             excerpt=list(j["excerpt"]), seen=dict(j.get("seen", {})), json=j,
-            record=j.get("record", False), records=[Location.from_json(r) for r in j.get("records", [])])
+            record=j.get("record", False), records=[Location.from_json(r) for r in j.get("records", [])],
+            ended_job=j.get("ended_job", True), after=dict(j.get("after") or {}))
 
     def fact(self, name: str, default: Any = None) -> Any:
         """A fact read from the log, else one oomlens derived, else default."""
@@ -104,8 +109,9 @@ class Incident:
         what = f"{self.code} {self.kind}" if self.code else self.kind
         program = f", program={self.facts['program']!r}" if "program" in self.facts else ""
         times = "1 occurrence" if self.occurrences == 1 else f"{self.occurrences:,} occurrences"
+        went_on = "" if self.ended_job else ", the job went on after it"
         return (f"<oomlens.Incident {what}: {self.cause} ({self.confidence:.2f}){program}, {times}, "
-                f"first at {self.first}>")
+                f"first at {self.first}{went_on}>")
 
 
 @dataclass(frozen=True)
