@@ -9,7 +9,8 @@ namespace {
 
 constexpr size_t kMaxLinesKept = 4096;    // per program or input; counts stay exact
 constexpr size_t kRecentWorkKept = 64;    // per stream: an event is sent at most this far behind
-constexpr size_t kMaxHostStreams = 4096;  // streams counted apart; the others count in their input only
+constexpr size_t kMaxHostStreams = 4096;  // counted apart; the others count in their input only
+constexpr uint64_t kMinWorkToGoOn = 2;    // work lines after an OOM that show the job went on
 
 void Record(uint64_t line, std::vector<uint64_t>* lines, uint64_t* count, uint64_t* first) {
   if (*count == 0) *first = line;
@@ -114,13 +115,17 @@ void HistoryCollector::Mark(Event* event) const {
 
 namespace {
 
-// What work follows the last occurrence in the stream, given what was counted before it.
+// What work follows the last occurrence in the stream, given what was counted
+// before it. One work line is not enough to say the job went on: it can be another
+// process's last line in a log without host tags, and a job that died must fail
+// --fail-on ended.
 void Measure(uint64_t work, uint64_t steps, uint64_t last_line, double last_seconds, Aftermath::Mark before,
              Aftermath* after) {
-  after->went_on = last_line > after->last.line;
-  if (!after->went_on) return;
+  if (last_line <= after->last.line) return;
   after->work = work > before.work ? work - before.work : 0;
   after->steps = steps > before.steps ? steps - before.steps : 0;
+  after->went_on = after->work >= kMinWorkToGoOn;
+  if (!after->went_on) return;
   after->lines = last_line - after->last.line;
   if (after->last_seconds >= 0 && last_seconds >= after->last_seconds)
     after->seconds = last_seconds - after->last_seconds;

@@ -35,6 +35,18 @@ std::string Steps(int from, int to, int start_minute = 10) {
   return out;
 }
 
+// Each line of text as a kubectl-style stream "host: line" prints it.
+std::string Tagged(const std::string& host, const std::string& text) {
+  std::string out;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    end = end == std::string::npos ? text.size() : end + 1;
+    out += host + ": " + text.substr(at, end - at);
+    at = end;
+  }
+  return out;
+}
+
 class AftermathTest : public ScanFixture {};
 
 TEST_F(AftermathTest, TheFatalOomIsListedBeforeTheOneTheJobSurvived) {
@@ -81,9 +93,10 @@ TEST_F(AftermathTest, TimeAfterTheOomComesFromTheTimestampsOfItsWork) {
 }
 
 TEST_F(AftermathTest, WorkOfAnotherHostDoesNotMeanThisHostWentOn) {
-  // worker-1 failed; worker-0 printed steps after it, then failed too.
-  std::string log = std::string("worker-0: ") + Steps(0, 1) + "worker-1: " + kRuntimeOom +
-                    "worker-1: " + Steps(1, 2) + "worker-0: " + Steps(2, 5) + "worker-0: " + kCompileOom;
+  // worker-1 failed and went on for two steps; worker-0 printed three more after them, then failed.
+  std::string log = Tagged("worker-0", Steps(0, 1)) + Tagged("worker-1", kRuntimeOom) +
+                    Tagged("worker-1", Steps(1, 3)) + Tagged("worker-0", Steps(3, 6)) +
+                    Tagged("worker-0", kCompileOom);
   Report report = Scan(log);
   ASSERT_EQ(report.incidents.size(), 2u);
   for (const auto& incident : report.incidents) {
@@ -91,8 +104,16 @@ TEST_F(AftermathTest, WorkOfAnotherHostDoesNotMeanThisHostWentOn) {
     EXPECT_EQ(incident.after.last_host, incident.code == "E0100" ? "worker-1" : "worker-0");
   }
   const Incident& e0100 = report.incidents[0].code == "E0100" ? report.incidents[0] : report.incidents[1];
-  EXPECT_FALSE(e0100.after.ended_job());  // worker-1's own step came after it
-  EXPECT_EQ(e0100.after.steps, 1u);       // worker-0's three later steps are not counted
+  EXPECT_FALSE(e0100.after.ended_job());  // worker-1's own steps came after it
+  EXPECT_EQ(e0100.after.steps, 2u);       // worker-0's three later steps are not counted
+}
+
+TEST_F(AftermathTest, OneLineOfWorkAfterItIsNotEnoughToSayTheJobWentOn) {
+  // Without host tags, one step after an OOM may be another process's last line.
+  Report report = Scan(std::string(kRuntimeOom) + Steps(0, 1) + "Traceback (most recent call last):\n");
+  ASSERT_EQ(report.incidents.size(), 1u);
+  EXPECT_TRUE(report.incidents[0].after.ended_job());
+  EXPECT_EQ(report.incidents[0].after.work, 1u);  // counted, and said
 }
 
 TEST_F(AftermathTest, FailOnEndedFailsOnlyTheOomThatEndedTheJob) {
