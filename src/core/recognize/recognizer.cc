@@ -378,18 +378,40 @@ void Recognizer::OpenMessage(const Signature* sig, const CleanLine& line, uint64
   open_[line.context.host] = std::move(open);
 }
 
+// The signature whose message line starts, as the open message reads it: not its
+// own next sentence (a fragment of its kind that restates no size) and not a
+// listing's line, which is no message of its own.
+const Signature* Recognizer::MessageStartedBy(const Open& open, std::string_view message) const {
+  const Signature& sig = *open.sig;
+  const Signature* other = reader_.FindStart(message);
+  if (other && other->fragment && other->kind == sig.kind && other != &sig &&
+      !RestatesASize(sig, open.text, *other, message))
+    return nullptr;
+  if (other && other->listing() && other != &sig) return nullptr;
+  return other;
+}
+
+// Whether a line the complete message's `follow` takes is an OOM of its own: read
+// by the signature it starts, it names a failed request, and the open message names
+// none ("Tried to allocate 20.00 MiB. GPU 0 has a total capacity of ..." under a job
+// kill reads as continuation figures, but it is a PyTorch OOM). One message fails
+// one request; a table's heading or a figure line stays this message's.
+bool Recognizer::StartsAnotherMessage(const Open& open, std::string_view message) const {
+  if (!prefilter_->MayMatch(message)) return false;
+  const Signature* other = MessageStartedBy(open, message);
+  if (!other || other == open.sig || other->priority < open.sig->priority || FigureReader::IsFigure(*other))
+    return false;
+  return SizesIn(*other, message).count("requested_bytes") &&
+         !SizesIn(*open.sig, open.text).count("requested_bytes");
+}
+
 Recognizer::Step Recognizer::Continue(Open* open, const CleanLine& line) {
   const Signature& sig = *open->sig;
   if (open->lines >= sig.max_lines || open->text.size() >= kMaxMessageBytes) return Step::kClosed;
   bool blank = line.message.empty();
   if (!open->complete) {
     if (blank) return Step::kClosed;
-    const Signature* other = reader_.FindStart(line.message);
-    if (other && other->fragment && other->kind == sig.kind && other != &sig &&
-        !RestatesASize(sig, open->text, *other, line.message))
-      other = nullptr;  // its next sentence
-    if (other && other->listing() && other != &sig)
-      other = nullptr;  // a listing's line is no message of its own
+    const Signature* other = MessageStartedBy(*open, line.message);
     if (other) {
       // A start of another message closes this one, unless it is the rest of
       // this message: the same signature, and joining it completes the message.
@@ -417,6 +439,7 @@ Recognizer::Step Recognizer::Continue(Open* open, const CleanLine& line) {
   }
   if (!sig.follow || !Contains(*sig.follow, line.message)) return Step::kClosed;
   if (sig.listing() && StartsOwnMessage(line.message, sig, open->listing_after)) return Step::kClosed;
+  if (!sig.listing() && StartsAnotherMessage(*open, line.message)) return Step::kClosed;
   Join(open, line);
   return Step::kJoined;
 }

@@ -117,6 +117,8 @@ class Recognizer {
   void SendFigure(const Signature& sig, const FigureFacts& facts, const std::string& prefix_host,
                   double time_seconds, uint64_t number, std::string_view message);
   Step Continue(Open* open, const CleanLine& line);
+  const Signature* MessageStartedBy(const Open& open, std::string_view message) const;
+  bool StartsAnotherMessage(const Open& open, std::string_view message) const;
   void Join(Open* open, const CleanLine& line);
   bool Tally(Open* open, std::string_view message);     // true when an aggregate took the line
   void KeepExcerpt(Open* open, const CleanLine& line);  // first lines for the excerpt, and the count

@@ -144,6 +144,19 @@ TEST_F(GeneralReader, AListingEndsAtTheNextFailure) {
   EXPECT_EQ(report.incidents[1].facts.at("requested_bytes").integer, 2ll << 30);
 }
 
+// A job kill's continuation takes figure lines; a line that fails a request of its
+// own, read by its own signature, is another OOM (found by the seeded triples).
+TEST_F(GeneralReader, AnOomUnderAJobKillIsAnIncidentOfItsOwn) {
+  Report report = Scan(
+      "TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.\n"
+      "Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.15 GiB of which 12.00 MiB is free.\n");
+  ASSERT_EQ(report.incidents.size(), 2u);
+  EXPECT_EQ(report.incidents[0].kind, "container_oom_killed");
+  EXPECT_EQ(report.incidents[0].facts.count("requested_bytes"), 0u);
+  EXPECT_EQ(report.incidents[1].kind, "pytorch_cuda");
+  EXPECT_EQ(report.incidents[1].facts.at("requested_bytes").text, "20.00 MiB");
+}
+
 // A device's memory report without its failure (a log tail, a cut paste) is an
 // incident: a total given as a lower bound, or a ranking of the largest allocations
 // in a device memory, is printed when the memory did not fit. An exact total, or a
