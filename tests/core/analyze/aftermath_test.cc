@@ -116,6 +116,22 @@ TEST_F(AftermathTest, OneLineOfWorkAfterItIsNotEnoughToSayTheJobWentOn) {
   EXPECT_EQ(report.incidents[0].after.work, 1u);  // counted, and said
 }
 
+TEST_F(AftermathTest, ProgressLinesOfOtherTrainersCountAsSteps) {
+  // Megatron-LM, DeepSpeed and Keras print their own progress lines (rules/signatures/activity.json).
+  const std::vector<std::string> progress = {
+      " iteration       20/     500 | consumed samples:         1280 | elapsed time per iteration (ms): "
+      "1834.2 |\n",
+      "[2024-03-01 10:00:00,123] [INFO] [logging.py:96:log_dist] [Rank 0] step=20, skipped=0, lr=[1.5e-05]\n",
+      "100/100 [==============================] - 5s 50ms/step - loss: 0.1234\n",
+  };
+  for (const std::string& line : progress) {
+    Report report = Scan(std::string(kRuntimeOom) + line + line);
+    ASSERT_EQ(report.incidents.size(), 1u) << line;
+    EXPECT_FALSE(report.incidents[0].after.ended_job()) << line;
+    EXPECT_EQ(report.incidents[0].after.steps, 2u) << line;
+  }
+}
+
 TEST_F(AftermathTest, FailOnEndedFailsOnlyTheOomThatEndedTheJob) {
   std::string survived = std::string(kCompileOom) + kCompile + Steps(0, 5);
   FailGate ended("ended");
