@@ -20,7 +20,7 @@ namespace {
 // a - b of two sizes, when the difference is one oomlens can hold: absurd figures
 // ("7.00E" against "-7.00E") give none rather than a wrapped one.
 std::optional<FactValue> Difference(const FactValue& a, const FactValue& b) {
-  double difference = static_cast<double>(a.integer) - static_cast<double>(b.integer);
+  double difference = Gap(a.integer, b.integer);
   if (!(std::fabs(difference) < 9.2e18)) return std::nullopt;
   return SizeValue(difference, a.tolerance + b.tolerance);
 }

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "core/analyze/allocation_summary.h"
+#include "core/model/fact_values.h"
 #include "core/model/from_chars.h"
 
 namespace oomlens {
@@ -111,8 +112,7 @@ void AddIdentity(const Event& e, Incident* incident) {
 
 bool Differs(const FactValue& value, const FactValue& mine) {
   bool numeric = value.type == FactType::kSize || value.type == FactType::kCount;
-  return numeric ? std::fabs(static_cast<double>(value.integer) - static_cast<double>(mine.integer)) >
-                       value.tolerance + mine.tolerance
+  return numeric ? std::fabs(Gap(value.integer, mine.integer)) > value.tolerance + mine.tolerance
                  : value.text != mine.text;
 }
 

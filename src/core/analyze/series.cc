@@ -14,9 +14,6 @@ namespace {
 constexpr uint64_t kMinFiguresToAttach = 3;
 constexpr uint64_t kMinFiguresAlone = 5;
 
-// a - b of two figures, which at int64's ends (a crafted log) int64 does not hold
-double Gap(int64_t a, int64_t b) { return static_cast<double>(a) - static_cast<double>(b); }
-
 double Growth(const MemorySeries& s) {
   return s.points.empty() ? 0 : Gap(s.points.back().bytes, s.points.front().bytes);
 }

@@ -43,8 +43,7 @@ bool ShapeDimension(const std::string& name) {
 }
 
 bool Differ(const FactValue& a, const FactValue& b) {
-  return std::fabs(static_cast<double>(a.integer) - static_cast<double>(b.integer)) >
-         a.tolerance + b.tolerance + 0.5;
+  return std::fabs(Gap(a.integer, b.integer)) > a.tolerance + b.tolerance + 0.5;
 }
 
 // Sizes and counts, printed or derived, that moved between the two incidents.
@@ -158,10 +157,9 @@ const char* StatusName(IncidentDiff::Status status) {
 }
 
 std::string FormatChange(const FactValue& before, const FactValue& after) {
-  double delta = static_cast<double>(after.integer) - static_cast<double>(before.integer);
+  double delta = Gap(after.integer, before.integer);
   std::string sign = delta >= 0 ? "+" : "-";
-  // two figures at the ends of int64 differ by more than int64 holds: the change saturates
-  int64_t change = std::fabs(delta) >= 0x1p63 ? INT64_MAX : static_cast<int64_t>(std::fabs(delta));
+  int64_t change = SaturatedCount(std::fabs(delta));  // two figures at int64's ends differ by more
   std::string out = sign + (after.type == FactType::kSize ? FormatSize(change) : std::to_string(change));
   if (before.integer != 0) {
     char pct[32];

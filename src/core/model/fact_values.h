@@ -50,6 +50,10 @@ inline void AddSaturating(int64_t bytes, int64_t* sum) {
     *sum = bytes > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
 }
 
+/// a - b computed in double: the difference of two sizes a crafted record gives
+/// (int64's ends, opposite signs) never overflows; rounds beyond 2^53.
+inline double Gap(int64_t a, int64_t b) { return static_cast<double>(a) - static_cast<double>(b); }
+
 /// A count computed as a double, as int64 holds it: beyond its ends it saturates.
 inline int64_t SaturatedCount(double n) {
   if (std::isnan(n)) return 0;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/input/unwrap.h"
+#include "core/model/fact_values.h"
 #include "core/rules/signature_patterns.h"
 
 namespace oomlens {
@@ -11,8 +12,7 @@ namespace oomlens {
 bool Supersedes(const FactValue& value, const FactValue& old) {
   bool numeric = value.type == FactType::kSize || value.type == FactType::kCount;
   bool consistent =
-      numeric && std::fabs(static_cast<double>(value.integer) - static_cast<double>(old.integer)) <=
-                     value.tolerance + old.tolerance + 0.5;
+      numeric && std::fabs(Gap(value.integer, old.integer)) <= value.tolerance + old.tolerance + 0.5;
   return consistent && value.tolerance < old.tolerance;
 }
 
