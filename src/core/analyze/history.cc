@@ -66,14 +66,19 @@ Aftermath::Mark HistoryCollector::Work::Before(uint64_t line) const {
   return mark;
 }
 
+// A work line of a host's stream (one per step or compile: the key's copy is cheap).
+void HistoryCollector::AddHostWork(const Figure& figure) {
+  std::pair<int, std::string> stream{figure.input_index, std::string(figure.host)};
+  auto it = host_work_.find(stream);
+  if (it == host_work_.end() && host_work_.size() < kMaxHostStreams)
+    it = host_work_.emplace(std::move(stream), Work{}).first;
+  if (it != host_work_.end()) it->second.Add(figure);
+}
+
 void HistoryCollector::Add(const Figure& figure) {
   if (figure.activity == "step" || figure.activity == "compile") {
     work_[figure.input_index].Add(figure);
-    std::pair<int, std::string> stream{figure.input_index, std::string(figure.host)};
-    auto it = host_work_.find(stream);
-    if (it == host_work_.end() && !figure.host.empty() && host_work_.size() < kMaxHostStreams)
-      it = host_work_.emplace(std::move(stream), Work{}).first;
-    if (it != host_work_.end()) it->second.Add(figure);
+    if (!figure.host.empty()) AddHostWork(figure);
   }
   if (figure.activity == "step") {
     Lines& l = steps_[figure.input_index];

@@ -42,6 +42,8 @@ class HistoryCollector {
     Aftermath::Mark Before(uint64_t line) const;
   };
 
+  void AddHostWork(const Figure& figure);
+
   struct Lines {
     uint64_t count = 0, first = 0;  // kept per line, bounded: see Add
     std::vector<uint64_t> lines;
