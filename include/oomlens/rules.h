@@ -71,6 +71,13 @@ class RuleSet {
 /// binaries with the same value read logs with the same rules.
 std::string BuiltinRulesVersion();
 
+/// How many signatures and cause rules are compiled into the binary, counted
+/// from their files without compiling a pattern (what --version says).
+struct RuleCounts {
+  size_t signatures = 0, causes = 0;
+};
+RuleCounts BuiltinRuleCounts();
+
 }  // namespace oomlens
 
 #endif  // OOMLENS_RULES_H_

@@ -1,20 +1,15 @@
 #include "cli/version.h"
 
-#include <vector>
-
 #include "oomlens/render.h"
 #include "oomlens/rules.h"
 
 namespace oomlens {
 
 std::string VersionLine() {
-  RuleSet rules;
-  std::vector<Problem> problems;
-  rules.LoadBuiltin(&problems);
-  size_t signatures = 0, causes = 0;
-  for (const auto& e : rules.List()) (e.type == RuleEntry::Type::kSignature ? signatures : causes)++;
+  RuleCounts counts = BuiltinRuleCounts();  // counted, not compiled: --version stays instant
   return std::string("oomlens ") + Version() + " (git " + GitRevision() + ", rules " + BuiltinRulesVersion() +
-         ": " + std::to_string(signatures) + " signatures, " + std::to_string(causes) + " cause rules)";
+         ": " + std::to_string(counts.signatures) + " signatures, " + std::to_string(counts.causes) +
+         " cause rules)";
 }
 
 }  // namespace oomlens

@@ -392,6 +392,21 @@ std::string BuiltinRulesVersion() {
   return hash.Hex(8);
 }
 
+RuleCounts BuiltinRuleCounts() {
+  RuleCounts counts;
+  for (const auto& file : EmbeddedRuleFiles()) {
+    json doc = json::parse(file.text, nullptr, /*allow_exceptions=*/false);
+    if (!doc.is_object()) continue;  // a broken built-in file: the build's rules check says where
+    auto count = [&doc](const char* key) {
+      auto it = doc.find(key);
+      return it != doc.end() && it->is_array() ? it->size() : 0;
+    };
+    counts.signatures += count("signatures");
+    counts.causes += count("causes");
+  }
+  return counts;
+}
+
 bool RuleSet::LoadDirectory(const std::string& dir, std::vector<Problem>* problems) {
   struct stat st;
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {

@@ -248,5 +248,18 @@ TEST(BuiltinRules, SourceTreeRulesAreTheEmbeddedOnes) {
   EXPECT_EQ(embedded.List().size(), source.List().size());
 }
 
+// --version counts the built-in rules without loading them: the counts agree.
+TEST(BuiltinRules, CountedWithoutLoadingAsLoaded) {
+  RuleSet rules;
+  std::vector<Problem> problems;
+  ASSERT_TRUE(rules.LoadBuiltin(&problems));
+  size_t signatures = 0, causes = 0;
+  for (const auto& e : rules.List()) (e.type == RuleEntry::Type::kSignature ? signatures : causes)++;
+  RuleCounts counts = BuiltinRuleCounts();
+  EXPECT_GT(counts.signatures, 50u);
+  EXPECT_EQ(counts.signatures, signatures);
+  EXPECT_EQ(counts.causes, causes);
+}
+
 }  // namespace
 }  // namespace oomlens
