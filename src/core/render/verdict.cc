@@ -41,7 +41,9 @@ bool AnyWentOn(const Report& report) {
 std::string AftermathText(const Aftermath& after, bool any_went_on) {
   if (!after.went_on && !any_went_on) return "";
   if (!after.went_on && after.work == 0) return "ended the job: no work after it";
-  if (!after.went_on) return "ended the job: one line of work after it, which may be another process's";
+  if (!after.went_on)  // too little work to show the job went on (history.cc: kMinWorkToGoOn)
+    return "ended the job: only " + Counted(after.work, "line", "lines") +
+           " of work after it, which may be another process's";
   uint64_t compiles = after.work - after.steps;
   std::string work;
   if (after.steps) work = Counted(after.steps, "step", "steps");

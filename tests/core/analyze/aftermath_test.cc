@@ -188,6 +188,13 @@ TEST_F(AftermathTest, TextSaysTheJobWentOnAndWhichEndedIt) {
             std::string::npos)
       << out.str();
   EXPECT_NE(out.str().find("after     ended the job: no work after it"), std::string::npos);
+  std::ostringstream one_line;
+  RenderText(Scan(std::string(kCompileOom) + kCompile + Steps(0, 5) + kRuntimeOom + Steps(5, 6)),
+             RenderOptions{}, one_line);
+  EXPECT_NE(
+      one_line.str().find("ended the job: only 1 line of work after it, which may be another process's"),
+      std::string::npos)
+      << one_line.str();
   std::ostringstream alone;
   RenderText(Scan(kRuntimeOom), RenderOptions{}, alone);
   EXPECT_EQ(alone.str().find("after  "), std::string::npos);  // nothing to tell apart
