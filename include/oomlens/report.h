@@ -95,6 +95,19 @@ struct Aftermath {
   bool ended_job() const { return !went_on; }
 };
 
+/// When the memory ran out: the phase of the job, and what decided it (the
+/// message family, a traceback frame or log line before it, or the steps and
+/// compiles counted before it). docs/json-output.md lists the names.
+struct Phase {
+  static constexpr const char* kNames[] = {"load",       "compile",       "warmup",   "step",   "eval",
+                                           "checkpoint", "graph_capture", "kv_cache", "unknown"};
+  std::string name;  ///< one of kNames; empty: not decided yet (reported as unknown)
+  std::string
+      evidence;    ///< what decided it, e.g. "line 37: File \"trainer.py\", line 3680, in evaluation_loop"
+  Location where;  ///< the line that decided it; line 0: none (the family, or nothing)
+  const std::string& Name() const;  ///< name, or "unknown"
+};
+
 /// A cause rule that matched an incident.
 struct CauseMatch {
   std::string cause;  ///< e.g. oversize
@@ -177,6 +190,7 @@ struct Incident {
   MemorySeries series;  ///< memory figures printed before it (samples == 0: none)
   ProgramHistory history;
   Aftermath after;            ///< what came after its last occurrence
+  Phase phase;                ///< when it ran out (the first occurrence's)
   size_t consequence_of = 0;  ///< 1-based number of the incident this one follows from; 0: a root
   std::string relation;       ///< how it follows (empty for roots)
   /// Read from an allocator's record of the failure (a memory snapshot), not from a

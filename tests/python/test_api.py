@@ -36,6 +36,17 @@ def test_the_oom_that_ended_the_job_comes_first():
     assert (fatal.code, fatal.ended_job, fatal.after["work"]) == ("E0100", True, 0)
     assert (survived.code, survived.ended_job, survived.after["steps"]) == ("E1000", False, 40)
     assert "the job went on after it" in repr(survived) and "went on" not in repr(fatal)
+    assert (fatal.phase, survived.phase) == ("step", "compile")
+    assert "40 completed steps" in fatal.phase_evidence and repr(fatal).endswith(", in step>")
+
+
+def test_an_evaluation_oom_says_so_and_is_advised_for_evaluation():
+    log = os.path.join(ROOT, "testdata", "logs", "aftermath", "torch_oom_retried_then_eval_oom_synthetic.log")
+    fatal, survived = oomlens.scan([log]).incidents
+    assert (fatal.phase, survived.phase) == ("eval", "warmup")
+    assert "in evaluation_loop" in fatal.phase_evidence
+    assert fatal.advice[0].startswith("It ran out while evaluating")
+    assert not any("accumulate gradients" in a for a in fatal.advice)
 
 
 def test_diagnose_reads_a_pytorch_message_and_bytes():

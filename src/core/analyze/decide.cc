@@ -27,7 +27,8 @@ std::vector<std::string> RenderLines(const std::vector<TemplateLine>& lines, con
 
 // Advice whose condition holds, highest rank first (rule order among equals), each
 // with its basis; the rest, where the rule says why they do not apply, as "also consider".
-void RenderAdvice(const std::vector<TemplateLine>& lines, const FactLookup& facts, Diagnosis* d) {
+// The lines are the deciding rule's, then the notes' that apply (phase advice).
+void RenderAdvice(const std::vector<const TemplateLine*>& lines, const FactLookup& facts, Diagnosis* d) {
   struct Ranked {
     double rank;
     std::string text;
@@ -35,7 +36,8 @@ void RenderAdvice(const std::vector<TemplateLine>& lines, const FactLookup& fact
   std::vector<Ranked> ranked;
   std::string text, part;
   bool no_room = false;
-  for (const auto& line : lines) {
+  for (const TemplateLine* each : lines) {
+    const TemplateLine& line = *each;
     bool applies = !line.when || line.when->Evaluate(facts).truth();
     if (!line.text->RenderTip(facts, &text, &no_room)) {
       if (no_room && applies && line.text->Render(facts, &text))
@@ -61,19 +63,30 @@ void RenderAdvice(const std::vector<TemplateLine>& lines, const FactLookup& fact
 // A note is evidence against its cause. Under a verdict of that very cause the two
 // sources disagree, and the line says so and what the verdict rests on instead of
 // standing beside it as if both held (newcomer review: "leak" over "no sign of a leak").
-void AddNotes(const RuleData& rules, const Incident& incident, const FactLookup& facts, Diagnosis* d) {
+void AddNotes(const std::vector<const CauseRule*>& notes, const FactLookup& facts, Diagnosis* d) {
   std::string verdict_rests_on = d->evidence.empty() ? d->best.rule : d->evidence.front();
-  for (const auto& rule : rules.causes) {
-    if (!rule.note || !RuleAppliesTo(rule, incident.kind)) continue;
-    if (rule.when && !rule.when->Evaluate(facts).truth()) continue;
+  for (const CauseRule* note : notes) {
+    const CauseRule& rule = *note;
     for (auto& line : RenderLines(rule.evidence, facts, false)) {
-      if (rule.cause == d->best.cause) {
+      if (!rule.cause.empty() && rule.cause == d->best.cause) {
         line =
             "sources disagree: " + line + "; the " + d->best.cause + " verdict rests on " + verdict_rests_on;
       }
       d->evidence.push_back(std::move(line));
     }
   }
+}
+
+// The notes whose kinds, phases and condition hold for the incident.
+std::vector<const CauseRule*> NotesFor(const RuleData& rules, const Incident& incident,
+                                       const FactLookup& facts) {
+  std::vector<const CauseRule*> notes;
+  for (const auto& rule : rules.causes) {
+    if (!rule.note || !RuleAppliesTo(rule, incident.kind)) continue;
+    if (rule.when && !rule.when->Evaluate(facts).truth()) continue;
+    notes.push_back(&rule);
+  }
+  return notes;
 }
 
 }  // namespace
@@ -130,11 +143,18 @@ void Decide(const RuleData& rules, Incident* incident) {
   auto summary = RenderLines(best.summary, facts, true);
   d.summary = summary.empty() ? best.cause : summary.front();
   d.evidence = RenderLines(best.evidence, facts, false);
-  RenderAdvice(best.advice, facts, &d);
+  std::vector<const CauseRule*> notes = NotesFor(rules, *incident, facts);
+  std::vector<const TemplateLine*> advice;
+  for (const CauseRule* rule : notes) {  // a phase's advice comes before the cause's at equal rank
+    for (const auto& line : rule->advice) advice.push_back(&line);
+  }
+  for (const auto& line : best.advice) advice.push_back(&line);
+  RenderAdvice(advice, facts, &d);
   auto fit = RenderLines(best.fit, facts, true, true);
   if (!fit.empty()) d.fit = fit.front();
   d.docs = best.docs;
-  AddNotes(rules, *incident, facts, &d);
+  for (const CauseRule* rule : notes) d.docs.insert(d.docs.end(), rule->docs.begin(), rule->docs.end());
+  AddNotes(notes, facts, &d);
 }
 
 }  // namespace oomlens

@@ -134,6 +134,7 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   SummarizePrintedTotals(facts, &derived);
   DeriveSeriesFacts(incident->series, &derived);
   DeriveHistoryFacts(incident->history, &derived);
+  if (!incident->phase.name.empty()) derived["phase"] = TextValue(incident->phase.name);  // phase(...)
   if (!chip.empty()) {
     facts.emplace("chip", TextValue(chip));
     auto capacity = ChipCapacity(chip);

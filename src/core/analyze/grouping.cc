@@ -231,6 +231,7 @@ Incident IncidentOf(Event&& event) {
   incident.allocations = std::move(event.allocations);
   incident.record = event.record;
   incident.joins = std::move(event.joins);
+  incident.phase = std::move(event.phase);
   SeeLast(event, &incident.after);
   AddIdentity(event, &incident);
   return incident;
@@ -288,6 +289,7 @@ void MergeIncident(Incident&& from, Incident* into) {
                   into->after.last.line))
     into->after = std::move(from.after);
   into->records.insert(into->records.end(), from.records.begin(), from.records.end());
+  if (into->phase.name.empty()) into->phase = std::move(from.phase);
   Merge(from.facts, from.first, from.first_who, into);
   for (auto& outlier : from.outliers) Rebase(std::move(outlier), from.facts, into);
 }

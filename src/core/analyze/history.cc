@@ -11,6 +11,9 @@ constexpr size_t kMaxLinesKept = 4096;    // per program or input; counts stay e
 constexpr size_t kRecentWorkKept = 64;    // per stream: an event is sent at most this far behind
 constexpr size_t kMaxHostStreams = 4096;  // counted apart; the others count in their input only
 constexpr uint64_t kMinWorkToGoOn = 2;    // work lines after an OOM that show the job went on
+constexpr size_t kRecentSignsKept = 64;   // per stream: signs of phase (a traceback's frames, a step line)
+constexpr uint64_t kPhaseWindow = 500;    // lines: a sign of phase further before an OOM does not decide it
+constexpr size_t kMaxSignText = 160;      // bytes of the line kept as the phase's evidence
 
 void Record(uint64_t line, std::vector<uint64_t>* lines, uint64_t* count, uint64_t* first) {
   if (*count == 0) *first = line;
@@ -53,6 +56,33 @@ void HistoryCollector::Work::Add(const Figure& figure) {
   if (figure.time_seconds >= 0) last_seconds = figure.time_seconds;
   recent.emplace_back(figure.line, step);
   if (recent.size() > kRecentWorkKept) recent.pop_front();
+  if (step) AddSign(figure);
+}
+
+// A step line ends any phase a line before it showed (training went on); a phase line starts one.
+void HistoryCollector::Work::AddSign(const Figure& figure) {
+  Sign sign{figure.line, std::string(figure.phase), ""};
+  if (!sign.phase.empty()) {
+    std::string_view text = figure.message.empty() ? figure.title : figure.message;
+    sign.text = std::string(text.substr(0, kMaxSignText));
+    if (text.size() > kMaxSignText) sign.text += "...";
+  }
+  signs.push_back(std::move(sign));
+  if (signs.size() > kRecentSignsKept) signs.pop_front();
+}
+
+// The phase shown by the last sign before where (within kPhaseWindow lines): the
+// innermost matching frame of a traceback, or a line such as "Running Evaluation"
+// that no step line followed. False when no sign comes before it.
+bool HistoryCollector::Work::PhaseBefore(const Location& where, Phase* phase) const {
+  for (auto it = signs.rbegin(); it != signs.rend(); ++it) {
+    if (it->line >= where.line) continue;
+    if (where.line - it->line > kPhaseWindow) return false;
+    if (it->phase.empty()) return true;  // a step line: the counters decide (AttachPhase)
+    *phase = Phase{it->phase, it->text, Location{where.input, it->line}};
+    return true;
+  }
+  return false;
 }
 
 // The work lines counted before line: all of them less the recent ones at or after it.
@@ -66,19 +96,25 @@ Aftermath::Mark HistoryCollector::Work::Before(uint64_t line) const {
   return mark;
 }
 
-// A work line of a host's stream (one per step or compile: the key's copy is cheap).
-void HistoryCollector::AddHostWork(const Figure& figure) {
+// The stream of a host's work and signs (a line per step, compile or sign: the
+// key's copy is cheap); null for a host beyond the first kMaxHostStreams.
+HistoryCollector::Work* HistoryCollector::HostWork(const Figure& figure) {
   std::pair<int, std::string> stream{figure.input_index, std::string(figure.host)};
   auto it = host_work_.find(stream);
   if (it == host_work_.end() && host_work_.size() < kMaxHostStreams)
     it = host_work_.emplace(std::move(stream), Work{}).first;
-  if (it != host_work_.end()) it->second.Add(figure);
+  return it != host_work_.end() ? &it->second : nullptr;
 }
 
 void HistoryCollector::Add(const Figure& figure) {
+  if (figure.activity == "phase") {
+    work_[figure.input_index].AddSign(figure);
+    if (Work* host = figure.host.empty() ? nullptr : HostWork(figure)) host->AddSign(figure);
+    return;
+  }
   if (figure.activity == "step" || figure.activity == "compile") {
     work_[figure.input_index].Add(figure);
-    if (!figure.host.empty()) AddHostWork(figure);
+    if (Work* host = figure.host.empty() ? nullptr : HostWork(figure)) host->Add(figure);
   }
   if (figure.activity == "step") {
     Lines& l = steps_[figure.input_index];
@@ -116,6 +152,9 @@ void HistoryCollector::Mark(Event* event) const {
   auto stream = host_work_.find({event->input_index, event->host});
   if (stream != host_work_.end()) event->seen_in_host = stream->second.Before(event->where.line);
   event->marked = true;
+  if (!event->phase.name.empty()) return;  // its family's phase
+  bool by_host = stream != host_work_.end() && stream->second.PhaseBefore(event->where, &event->phase);
+  if (!by_host && all != work_.end()) all->second.PhaseBefore(event->where, &event->phase);
 }
 
 namespace {
@@ -147,12 +186,49 @@ void HistoryCollector::AttachAftermath(std::vector<Incident>* incidents) const {
     }
     auto stream = host_work_.find({after.last_input_index, after.last_host});
     auto all = work_.find(after.last_input_index);
-    bool by_host = stream != host_work_.end();
+    bool by_host = stream != host_work_.end() && stream->second.work > 0;  // not signs of phase alone
     const Work* work = by_host ? &stream->second : all != work_.end() ? &all->second : nullptr;
     if (!work || after.last.line == 0) continue;  // no work in its input, or a record of no lines
     Aftermath::Mark before = after.marked ? (by_host ? after.seen_in_host : after.seen_in_input)
                                           : work->Before(after.last.line + 1);
     Measure(work->work, work->steps, work->last_line, work->last_seconds, before, &after);
+  }
+}
+
+namespace {
+
+// The phase the counters show: steps completed before it (step), or none before it
+// while its program had compiled or steps followed it (warmup: its first steps).
+Phase CountedPhase(const Incident& incident) {
+  const ProgramHistory& h = incident.history;
+  if (h.steps > 0) {
+    return Phase{"step", "the last of " + std::to_string(h.steps) + " completed steps before it",
+                 Location{incident.first.input, h.last_step_line}};
+  }
+  auto program = incident.facts.find("program");
+  if (h.compiles > 0 && program != incident.facts.end()) {
+    return Phase{"warmup", "'" + program->second.text + "' compiled here, and no step completed before it",
+                 Location{incident.first.input, h.first_compile_line}};
+  }
+  if (incident.after.steps > 0) {
+    return Phase{
+        "warmup", "no step completed before it, " + std::to_string(incident.after.steps) + " after it", {}};
+  }
+  return Phase{};
+}
+
+}  // namespace
+
+void HistoryCollector::AttachPhase(std::vector<Incident>* incidents) {
+  for (auto& incident : *incidents) {
+    Phase& phase = incident.phase;
+    if (phase.name.empty()) {
+      phase = CountedPhase(incident);
+    } else if (phase.name == "step" && incident.history.steps == 0 &&
+               CountedPhase(incident).name == "warmup") {
+      phase.name = "warmup";  // a step's frame, and no step had completed: its first steps
+      phase.evidence += ", and no step completed before it";
+    }
   }
 }
 

@@ -30,6 +30,10 @@ class HistoryCollector {
   /// Fills incident->after for each incident from the work lines after its last
   /// occurrence: in its host's stream when that stream printed any, else in its input.
   void AttachAftermath(std::vector<Incident>* incidents) const;
+  /// Decides incident->phase where neither its family nor a sign of phase before
+  /// it did (Mark): from the steps and compiles counted before and after it.
+  /// Call after Attach and AttachAftermath.
+  static void AttachPhase(std::vector<Incident>* incidents);
 
  private:
   // The work lines (completed steps, compiles) of one stream: counts exact,
@@ -38,11 +42,19 @@ class HistoryCollector {
     uint64_t work = 0, steps = 0, last_line = 0;
     double last_seconds = -1;
     std::deque<std::pair<uint64_t, bool>> recent;  // (line, a step)
+    // Lines that show a phase (activity "phase") and step lines (phase ""), the last few.
+    struct Sign {
+      uint64_t line = 0;
+      std::string phase, text;
+    };
+    std::deque<Sign> signs;
     void Add(const Figure& figure);
+    void AddSign(const Figure& figure);
     Aftermath::Mark Before(uint64_t line) const;
+    bool PhaseBefore(const Location& where, Phase* phase) const;
   };
 
-  void AddHostWork(const Figure& figure);
+  Work* HostWork(const Figure& figure);
 
   struct Lines {
     uint64_t count = 0, first = 0;  // kept per line, bounded: see Add

@@ -32,6 +32,7 @@ struct Event {
   /// Work lines (steps, compiles) its input and its host had shown before it; set by the scanner.
   Aftermath::Mark seen_in_input, seen_in_host;
   bool marked = false;
+  Phase phase;  ///< from its family, or the scanner's signs of phase before it (HistoryCollector::Mark)
   std::vector<std::string> joins;  ///< a memory record (no failure in it): the kinds it may join, as prefixes
 };
 

@@ -168,6 +168,9 @@ std::vector<FactInfo> BuildRegistry() {
        "lines before the incident naming its program being compiled"},
       {"program_first_compile_line", T::kCount, true, "the first of those lines"},
       {"steps_before", T::kCount, true, "completed steps logged before the incident (its input)"},
+      {"phase", T::kText, true,
+       "when it ran out: load, compile, warmup, step, eval, checkpoint, graph_capture or kv_cache (absent: "
+       "unknown); rules test it with phase(...)"},
       {"allocated_total_bytes", T::kSize, true, "live allocations of a listing, summed"},
       {"free_total_bytes", T::kSize, true, "free blocks of a listing, summed"},
       {"free_block_count", T::kCount, true, "free blocks in a listing"},

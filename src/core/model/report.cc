@@ -14,6 +14,11 @@ void EventsNotKept::Add(const EventsNotKept& other, int input_offset) {
   for (int input : other.inputs) inputs.insert(input + input_offset);
 }
 
+const std::string& Phase::Name() const {
+  static const std::string unknown = "unknown";
+  return name.empty() ? unknown : name;
+}
+
 const char* GroupByName(AllocationGroup::By by) {
   switch (by) {
     case AllocationGroup::By::kOwner: return "owner";

@@ -310,6 +310,10 @@ Event Recognizer::NewEvent(const Signature& sig, const LineContext& context, con
   event.time_seconds = TimestampSeconds(context.timestamp).value_or(-1);
   event.time = TimestampText(context.timestamp);
   event.joins = sig.joins;  // a memory record: kept apart, it joins a failure at the end
+  if (!sig.phase.empty()) {
+    event.phase.name = sig.phase;
+    event.phase.evidence = "its message family: " + sig.id;
+  }
   return event;
 }
 
@@ -341,6 +345,7 @@ void Recognizer::SendFigure(const Signature& sig, const FigureFacts& facts, cons
   figure.series = sig.series;
   figure.title = sig.title;
   figure.activity = sig.activity;
+  figure.phase = sig.phase;
   figure.input = &input_;
   figure.input_index = input_index_;
   figure.line = number;

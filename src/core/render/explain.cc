@@ -97,7 +97,7 @@ void ExplainAdvice(const TemplateLine& advice, std::ostream& out) {
 }
 
 void ExplainRuleInDetail(const CauseRule& rule, std::ostream& out) {
-  out << "\n  " << rule.cause << " (rule " << rule.id << ", "
+  out << "\n  " << (rule.cause.empty() ? "advice" : rule.cause) << " (rule " << rule.id << ", "
       << (rule.note ? "a note" : "confidence " + Confidence(rule)) << ")\n";
   out << Wrapped(DescriptionOf(rule), "    ", "    ");
   out << "    when: "
@@ -117,7 +117,9 @@ void ExplainRulesPlainly(const std::vector<const CauseRule*>& rules, bool name_c
   size_t width = 0;
   for (const CauseRule* rule : rules) width = std::max(width, rule->cause.size());
   for (const CauseRule* rule : rules) {
-    std::string label = rule->note ? "evidence only" : "confidence " + Confidence(*rule);
+    std::string label = !rule->note           ? "confidence " + Confidence(*rule)
+                        : rule->cause.empty() ? "advice only"
+                                              : "evidence only";
     std::string sentence = DescriptionOf(*rule) + " (" + rule->id + ", " + label + ")";
     if (!name_causes) {
       out << Wrapped(sentence, "  - ", "    ");

@@ -150,6 +150,18 @@ void ReadAftermath(const json& j, Aftermath* a) {
   a->seconds = Seconds(after, "seconds");
 }
 
+// When it ran out (an older report has no phase: unknown); a name this oomlens
+// does not know reads as unknown too.
+void ReadPhase(const json& j, Phase* phase) {
+  std::string name = j.value("name", "");
+  for (const char* known : Phase::kNames) {
+    if (name == known && name != "unknown") phase->name = name;
+  }
+  if (phase->name.empty()) return;
+  phase->evidence = j.value("evidence", "");
+  phase->where = Location{j.value("input", ""), j.value("line", uint64_t{0})};
+}
+
 bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* error) {
   i->kind = j.value("kind", "");
   i->code = j.value("code", "");
@@ -208,6 +220,7 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
     i->history.last_step_line = history->value("last_step_line", uint64_t{0});
   }
   ReadAftermath(j, &i->after);
+  ReadPhase(Member(j, "phase"), &i->phase);
   for (const auto& o : j.value("outliers", json::array())) {
     Outlier outlier;
     outlier.where = Location{o.value("input", ""), o.value("line", uint64_t{0})};

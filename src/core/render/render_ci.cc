@@ -52,6 +52,8 @@ std::string Details(const Incident& i, size_t number) {
   out << "<details><summary>[" << number << "] " << MarkdownCell(i.title)
       << ": evidence, advice, excerpt</summary>\n\n";
   if (i.after.went_on) out << "*" << MarkdownCell(AftermathText(i.after, true)) << "*\n\n";
+  if (std::string phase = PhaseText(i.phase); !phase.empty())
+    out << "Phase: " << MarkdownCell(phase) << "\n\n";
   for (const auto& e : i.diagnosis.evidence) out << "- " << MarkdownCell(e) << "\n";
   if (!i.diagnosis.advice.empty()) out << "\n**Advice**\n\n";
   for (size_t k = 0; k < i.diagnosis.advice.size(); ++k)
@@ -135,6 +137,7 @@ void RenderGithub(const Report& report, const FailGate& gate, std::ostream& out)
     std::string message = i.diagnosis.summary;
     if (!i.diagnosis.advice.empty()) message += "\nFirst step: " + i.diagnosis.advice.front();
     if (i.after.went_on) message += "\n" + AftermathText(i.after, true);
+    if (std::string phase = PhaseText(i.phase); !phase.empty()) message += "\nPhase: " + phase;
     out << Annotation(gate.Fails(i), title, i.first, message);
   }
   if (individual == n) return;

@@ -269,6 +269,8 @@ void RenderIncidentHtml(const Incident& i, size_t number, bool any_went_on, std:
   out << MemoryBar(i) << "\n<table>\n";
   out << "<tr><th>seen</th><td>" << i.occurrences << (i.occurrences == 1 ? " time" : " times")
       << ", first at " << HtmlEscape(LocationText(i.first)) << "</td></tr>\n";
+  if (std::string phase = PhaseText(i.phase); !phase.empty())
+    out << "<tr><th>phase</th><td>" << HtmlEscape(phase) << "</td></tr>\n";
   for (const auto& record : i.records)
     out << "<tr><th>record</th><td>" << HtmlEscape(LocationText(record))
         << " (a record of the memory: its figures and listing)</td></tr>\n";

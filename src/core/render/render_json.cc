@@ -151,6 +151,10 @@ ojson IncidentJson(const Incident& i) {
                   {"last_step_line", i.history.last_step_line}};
   j["ended_job"] = i.after.ended_job();
   j["after"] = AftermathJson(i.after);
+  j["phase"] = {{"name", i.phase.Name()},
+                {"evidence", i.phase.evidence},
+                {"input", i.phase.where.input},
+                {"line", i.phase.where.line}};
   j["cause"] = d.best.cause;
   j["confidence"] = d.best.confidence;
   j["summary"] = d.summary;

@@ -93,7 +93,8 @@ void RenderSarif(const Report& report, const FailGate& gate, std::ostream& out) 
                         {{"kind", i.kind},
                          {"occurrences", i.occurrences},
                          {"confidence", d.best.confidence},
-                         {"endedJob", i.after.ended_job()}}}});
+                         {"endedJob", i.after.ended_job()},
+                         {"phase", i.phase.Name()}}}});
   }
   ojson doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
                {"version", "2.1.0"},

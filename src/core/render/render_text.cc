@@ -273,6 +273,7 @@ void RenderIncident(const Incident& i, size_t number, bool any_went_on, const St
   row("where     ", WhereLine(i));
   if (i.consequence_of != 0) row("follows   ", "[" + std::to_string(i.consequence_of) + "]: " + i.relation);
   row("after     ", Printable(AftermathText(i.after, any_went_on)));
+  row("phase     ", Printable(PhaseText(i.phase)));
   row("facts     ", FactsLine(i.facts));
   row("memory    ", SeriesLine(i.series));
   if (!d.evidence.empty()) {

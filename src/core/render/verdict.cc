@@ -89,4 +89,11 @@ std::string VerdictRead(const Report& report) {
   return out;
 }
 
+std::string PhaseText(const Phase& phase) {
+  if (phase.Name() == "unknown") return "";
+  std::string text = phase.name + ": ";
+  if (phase.where.line > 0) text += LocationText(phase.where) + ": ";
+  return text + phase.evidence;
+}
+
 }  // namespace oomlens

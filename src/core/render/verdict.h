@@ -27,6 +27,10 @@ bool AnyWentOn(const Report& report);
 /// empty otherwise. Raw: callers escape.
 std::string AftermathText(const Aftermath& after, bool any_went_on);
 
+/// "eval: train.log:37: File \"trainer.py\", line 3680, in evaluation_loop", "compile:
+/// its message family (tpu_compile_hbm)"; empty when the phase is unknown. Raw.
+std::string PhaseText(const Phase& phase);
+
 }  // namespace oomlens
 
 #endif  // OOMLENS_CORE_RENDER_VERDICT_H_

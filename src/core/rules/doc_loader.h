@@ -69,6 +69,8 @@ class DocLoader {
   bool Lines(const json& obj, const std::string& key, const std::string& ptr, std::vector<TemplateLine>* out);
   void Samples(const json& obj, const std::string& ptr, std::vector<Sample>* out);
   bool LoadSignature(const json& j, const std::string& ptr, Signature* sig);
+  void LoadPhase(const json& j, const std::string& ptr, Signature* sig);
+  void CheckPhases(const std::vector<std::string>& phases, const std::string& ptr);
   bool FactPatterns(const json& obj, const std::string& key, const std::string& ptr, bool fields,
                     std::vector<FactPattern>* out);
   /// The array at obj[key], or nullptr (absent, or not an array: an error).

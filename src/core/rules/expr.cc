@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/model/from_chars.h"
+#include "oomlens/report.h"
 #include "oomlens/size.h"
 
 namespace oomlens {
@@ -29,14 +30,15 @@ constexpr FunctionSpec kFunctions[] = {
 };
 
 struct ExprNode {
-  enum class Op { kLiteral, kFact, kHas, kCall, kNeg, kNot, kAnd, kOr, kArith, kCompare };
+  enum class Op { kLiteral, kFact, kHas, kPhase, kCall, kNeg, kNot, kAnd, kOr, kArith, kCompare };
   Op op;
   Function function = Function::kMin;  // of a kCall
   Unit unit = Unit::kNumber;
   std::string name;  // fact, function, or operator spelling
   Value literal;
   std::vector<std::unique_ptr<ExprNode>> args;
-  int height = 1;  // of the tree under this node: evaluation recurses this deep
+  std::vector<std::string> phases;  // of a kPhase
+  int height = 1;                   // of the tree under this node: evaluation recurses this deep
 };
 
 namespace {
@@ -50,9 +52,9 @@ const FunctionSpec* FindFunction(const std::string& name) {
   return nullptr;
 }
 
-// "has, min, max, abs, ceil, floor, sqrt": for error messages.
+// "has, phase, min, max, abs, ceil, floor, sqrt": for error messages.
 std::string FunctionNames() {
-  std::string names = "has";
+  std::string names = "has, phase";
   for (const auto& spec : kFunctions) names += std::string(", ") + spec.name;
   return names;
 }
@@ -307,6 +309,33 @@ class Parser {
     pos_ = unit_end;
     return n;
   }
+  // phase(eval, checkpoint): the incident ran out in one of these phases.
+  NodePtr ParsePhase() {
+    auto node = Make(Node::Op::kPhase, Unit::kBool, "phase");
+    do {
+      SkipSpace();
+      size_t arg_pos = pos_;
+      std::string phase = Identifier();
+      bool known = false;
+      for (const char* name : Phase::kNames) known = known || phase == name;
+      if (!known) {
+        pos_ = arg_pos;
+        Fail(
+            "phase() needs phase names (load, compile, warmup, step, eval, checkpoint, graph_capture, "
+            "kv_cache, "
+            "unknown), got '" +
+            phase + "'");
+        return nullptr;
+      }
+      node->phases.push_back(phase);
+    } while (Symbol(","));
+    if (!Symbol(")")) {
+      Fail("expected ')' after phase(" + node->phases.back());
+      return nullptr;
+    }
+    return node;
+  }
+
   NodePtr ParseCall(const std::string& name, size_t name_pos) {
     if (name == "has") {
       SkipSpace();
@@ -323,6 +352,7 @@ class Parser {
       }
       return Make(Node::Op::kHas, Unit::kBool, fact);
     }
+    if (name == "phase") return ParsePhase();
     const FunctionSpec* spec = FindFunction(name);
     if (!spec) {
       pos_ = name_pos;
@@ -490,6 +520,11 @@ Value Eval(const Node& n, const FactLookup& facts) {
       return v;
     }
     case Node::Op::kHas: return Bool(facts(n.name) != nullptr);
+    case Node::Op::kPhase: {  // the derived fact "phase"; absent: unknown
+      const FactValue* phase = facts("phase");
+      std::string name = phase ? phase->text : "unknown";
+      return Bool(std::find(n.phases.begin(), n.phases.end(), name) != n.phases.end());
+    }
     case Node::Op::kNeg: {
       Value v = Eval(*n.args[0], facts);
       v.number = -v.number;

@@ -6,8 +6,10 @@
 //
 // Operators: or, and, not; > >= < <= == !=; + - * /; unary -; parentheses.
 // Literals: numbers, sizes with a unit (512M, 1.5G, 4KiB), true, false.
-// Functions: has(fact), min(a, b), max(a, b), abs(a), ceil(a), floor(a), sqrt(ratio)
+// Functions: has(fact), phase(name, ...), min(a, b), max(a, b), abs(a), ceil(a), floor(a), sqrt(ratio)
 // (kFunctions in expr.cc; the expression test checks this line against it).
+// phase(eval, checkpoint) holds when the incident ran out in one of the phases named
+// (its derived fact "phase"; none: unknown).
 //
 // Comparisons respect the rounding of printed values: "a > b" holds only when a
 // exceeds b by more than their combined tolerance, "a >= b" unless a is below b

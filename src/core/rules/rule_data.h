@@ -94,7 +94,8 @@ struct Signature {
   bool series = false;    // a memory figure: collected into series, no incident
   bool fragment = false;  // one sentence of a message: continues an open one of its kind
   double match = 1;       // how sure a match is that this family failed (structural: lower)
-  std::string activity;   // "compile" (facts: program) or "step": progress, no incident
+  std::string activity;   // "compile" (facts: program), "step" or "phase": progress, no incident
+  std::string phase;  // a failure of this family happens in this phase; activity "phase": the line shows it
   std::vector<Aggregate> aggregates;
   std::shared_ptr<re2::RE2> reject;  // a message matching this is a known non-failure
   std::vector<KindRefinement> kind_when;
@@ -123,7 +124,7 @@ struct CauseRule {
   std::shared_ptr<Expr> when;
   double confidence = 0.5;
   bool fallback = false;  // used only when no other rule matches
-  bool note = false;      // decides no cause: when it holds, its evidence joins any diagnosis
+  bool note = false;      // decides no cause: when it holds, its evidence and advice join any diagnosis
   std::vector<TemplateLine> summary, evidence, advice;
   std::vector<TemplateLine> fit;  // what would fit: the first that holds and renders
   std::vector<std::string> docs;

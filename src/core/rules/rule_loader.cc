@@ -17,6 +17,7 @@
 #include "core/rules/doc_loader.h"
 #include "core/rules/embedded_rules.h"
 #include "core/rules/signature_patterns.h"
+#include "oomlens/report.h"
 #include "oomlens/rules.h"
 
 namespace oomlens {
@@ -257,6 +258,21 @@ bool DocLoader::AdviceParts(const json& item, const std::string& ptr, TemplateLi
   return true;
 }
 
+// Phase names are a fixed list (the JSON report's "phase"); "unknown" names none.
+void DocLoader::CheckPhases(const std::vector<std::string>& phases, const std::string& ptr) {
+  std::string known;
+  for (const char* name : Phase::kNames) {
+    if (std::string_view(name) == "unknown") continue;
+    known += known.empty() ? "" : ", ";
+    known += name;
+  }
+  for (const auto& phase : phases) {
+    bool found = false;
+    for (const char* name : Phase::kNames) found = found || (phase == name && phase != "unknown");
+    if (!found) Error(ptr, "unknown phase '" + phase + "'", "phases are " + known);
+  }
+}
+
 void DocLoader::Samples(const json& obj, const std::string& ptr, std::vector<Sample>* out) {
   const json* it = List(obj, "samples", ptr);
   for (size_t i = 0; it && i < it->size(); ++i) {
@@ -271,7 +287,6 @@ bool DocLoader::LoadCause(const json& j, const std::string& ptr, CauseRule* rule
   rule->file = name_;
   rule->where = Where(ptr);
   String(j, "id", ptr, true, &rule->id);
-  String(j, "cause", ptr, true, &rule->cause);
   String(j, "description", ptr, false, &rule->description);
   StringList(j, "kinds", ptr, &rule->kinds);
   StringList(j, "docs", ptr, &rule->docs);
@@ -285,6 +300,7 @@ bool DocLoader::LoadCause(const json& j, const std::string& ptr, CauseRule* rule
     if (note->is_boolean()) rule->note = note->get<bool>();
     else Error(ptr + "/note", "'note' must be true or false", "true: its evidence is added to any diagnosis");
   }
+  String(j, "cause", ptr, !rule->note, &rule->cause);  // a note without one only adds advice
   std::string when;
   if (String(j, "when", ptr, !rule->fallback, &when) && !when.empty()) {
     rule->when = Expression(when, ptr + "/when", true);
@@ -480,7 +496,9 @@ std::vector<RuleEntry> RuleSet::List() const {
 
 std::vector<std::string> RuleSet::Causes() const {
   std::set<std::string> causes;
-  for (const auto& c : data_->causes) causes.insert(c.cause);
+  for (const auto& c : data_->causes) {
+    if (!c.cause.empty()) causes.insert(c.cause);
+  }
   return {causes.begin(), causes.end()};
 }
 

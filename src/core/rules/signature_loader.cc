@@ -12,10 +12,10 @@ namespace oomlens {
 namespace {
 
 const std::set<std::string> kSignatureKeys = {
-    "id",      "kind",     "code",      "title",      "description", "priority",  "literals",
-    "start",   "complete", "follow",    "facts",      "require",     "max_wrap",  "max_lines",
-    "samples", "items",    "annotates", "aggregates", "reject",      "kind_when", "after",
-    "before",  "series",   "activity",  "fragment",   "match",       "values",    "joins"};
+    "id",        "kind",       "code",   "title",     "description", "priority",  "literals", "start",
+    "complete",  "follow",     "facts",  "require",   "max_wrap",    "max_lines", "samples",  "items",
+    "annotates", "aggregates", "reject", "kind_when", "after",       "before",    "series",   "activity",
+    "fragment",  "match",      "values", "joins",     "phase"};
 const std::set<std::string> kAggregateKeys = {"pattern", "sum", "max", "count"};
 const std::set<std::string> kKindWhenKeys = {"pattern", "kind"};
 const std::set<std::string> kItemKeys = {"start", "each", "fields", "max_items"};
@@ -166,10 +166,13 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
   StringList(j, "before", ptr, &sig->before);
   StringList(j, "joins", ptr, &sig->joins);
   String(j, "activity", ptr, false, &sig->activity);
-  if (!sig->activity.empty() && sig->activity != "compile" && sig->activity != "step") {
-    Error(ptr + "/activity", "'activity' must be \"compile\" or \"step\"",
-          "compile: a line naming a program being compiled (fact program); step: a completed step");
+  if (!sig->activity.empty() && sig->activity != "compile" && sig->activity != "step" &&
+      sig->activity != "phase") {
+    Error(ptr + "/activity", "'activity' must be \"compile\", \"step\" or \"phase\"",
+          "compile: a line naming a program being compiled (fact program); step: a completed step; phase: a "
+          "line that shows the job's phase (with \"phase\")");
   }
+  LoadPhase(j, ptr, sig);
   Bool(j, "fragment", ptr,
        "true: a sentence of a larger message, which continues an open message of its kind", &sig->fragment);
   Bool(j, "series", ptr, "true: each match is one memory figure of a series", &sig->series);
@@ -223,6 +226,17 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
 // Compiles a list of patterns whose named groups are facts (or, with fields,
 // allocation fields). Group name suffixes say how sizes are printed (see
 // ReadUnitSuffix).
+// A family's phase (its failures happen then), or the phase an activity line shows.
+void DocLoader::LoadPhase(const json& j, const std::string& ptr, Signature* sig) {
+  String(j, "phase", ptr, sig->activity == "phase", &sig->phase);
+  if (!sig->phase.empty()) CheckPhases({sig->phase}, ptr + "/phase");
+  if (!sig->phase.empty() && !sig->activity.empty() && sig->activity != "phase") {
+    Error(ptr + "/phase",
+          "'phase' is for an OOM family or an activity \"phase\" line, not a " + sig->activity + " line",
+          "remove \"phase\", or write \"activity\": \"phase\"");
+  }
+}
+
 bool DocLoader::FactPatterns(const json& obj, const std::string& key, const std::string& ptr, bool fields,
                              std::vector<FactPattern>* out) {
   std::vector<std::string> sources;

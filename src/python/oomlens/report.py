@@ -80,6 +80,10 @@ class Incident:
     ended_job: bool = True
     # What came after it: went_on, work, steps, lines, seconds, last (docs/json-output.md).
     after: Dict[str, Any] = field(default_factory=dict)
+    # When it ran out: load, compile, warmup, step, eval, checkpoint, graph_capture,
+    # kv_cache or unknown; phase_evidence says what decided it (docs/json-output.md).
+    phase: str = "unknown"
+    phase_evidence: str = ""
 
     @classmethod
     def from_json(cls, j: Dict[str, Any]) -> "Incident":
@@ -97,7 +101,8 @@ class Incident:
             outliers=list(j["outliers"]), consequence_of=j.get("consequence_of"), relation=j.get("relation", ""),
             excerpt=list(j["excerpt"]), seen=dict(j.get("seen", {})), json=j,
             record=j.get("record", False), records=[Location.from_json(r) for r in j.get("records", [])],
-            ended_job=j.get("ended_job", True), after=dict(j.get("after") or {}))
+            ended_job=j.get("ended_job", True), after=dict(j.get("after") or {}),
+            phase=(j.get("phase") or {}).get("name", "unknown"), phase_evidence=(j.get("phase") or {}).get("evidence", ""))
 
     def fact(self, name: str, default: Any = None) -> Any:
         """A fact read from the log, else one oomlens derived, else default."""
@@ -110,8 +115,9 @@ class Incident:
         program = f", program={self.facts['program']!r}" if "program" in self.facts else ""
         times = "1 occurrence" if self.occurrences == 1 else f"{self.occurrences:,} occurrences"
         went_on = "" if self.ended_job else ", the job went on after it"
+        phase = "" if self.phase == "unknown" else f", in {self.phase}"
         return (f"<oomlens.Incident {what}: {self.cause} ({self.confidence:.2f}){program}, {times}, "
-                f"first at {self.first}{went_on}>")
+                f"first at {self.first}{phase}{went_on}>")
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "core/model/fact_values.h"
 #include "core/rules/template.h"
 #include "oomlens/size.h"
 
@@ -98,7 +99,7 @@ TEST_F(ExprTest, ErrorsSayWhatAndWhere) {
   EXPECT_EQ(ParseError("has(bogus)"), "has() needs a fact name, got 'bogus' @4");
   EXPECT_EQ(ParseError("program > 1"), "cannot compare a text fact with a number @11");
   EXPECT_EQ(ParseError("frobnicate(1)"),
-            "unknown function 'frobnicate' (functions: has, min, max, abs, ceil, floor, sqrt) @0");
+            "unknown function 'frobnicate' (functions: has, phase, min, max, abs, ceil, floor, sqrt) @0");
   EXPECT_EQ(ParseError("sqrt(free_bytes)"), "sqrt() needs a number (a ratio of two sizes), not a size @16");
   EXPECT_EQ(ParseError("requested_bytes * free_bytes"), "cannot multiply two sizes @28");
   EXPECT_EQ(ParseError("(requested_bytes > 1G"), "expected ')' @21");
@@ -237,12 +238,38 @@ TEST(ExprFunctions, TheErrorTheHeaderAndTheParserAgree) {
     ++count;
     EXPECT_NE(documented.find(name + "("), std::string::npos)
         << name << "() is not in expr.h's list: " << documented;
-    if (name == "has") continue;
+    if (name == "has" || name == "phase") continue;
     std::string src =
         name == "min" || name == "max" ? name + "(1, 2)" : name + "(requested_bytes / free_bytes)";
     EXPECT_NE(Expr::Parse(src, &error, &offset), nullptr) << src << ": " << error;
   }
-  EXPECT_EQ(count, 7);
+  EXPECT_EQ(count, 8);
+}
+
+// phase(...) tests the incident's derived fact "phase"; without one it is unknown.
+TEST(ExprFunctions, PhaseHoldsForTheNamedPhases) {
+  std::string error;
+  size_t offset = 0;
+  auto expr = Expr::Parse("phase(eval, checkpoint) and requested_bytes > 1G", &error, &offset);
+  ASSERT_NE(expr, nullptr) << error;
+  Facts facts;
+  facts["requested_bytes"] = SizeValue(2LL << 30);
+  auto lookup = [&facts](const std::string& name) -> const FactValue* {
+    auto it = facts.find(name);
+    return it == facts.end() ? nullptr : &it->second;
+  };
+  EXPECT_FALSE(expr->Evaluate(lookup).truth()) << "no phase: unknown";
+  facts["phase"] = TextValue("checkpoint");
+  EXPECT_TRUE(expr->Evaluate(lookup).truth());
+  facts["phase"] = TextValue("step");
+  EXPECT_FALSE(expr->Evaluate(lookup).truth());
+  auto unknown = Expr::Parse("phase(unknown)", &error, &offset);
+  ASSERT_NE(unknown, nullptr) << error;
+  facts.erase("phase");
+  EXPECT_TRUE(unknown->Evaluate(lookup).truth());
+  EXPECT_EQ(Expr::Parse("phase(evaluation)", &error, &offset), nullptr);
+  EXPECT_NE(error.find("phase() needs phase names"), std::string::npos) << error;
+  EXPECT_EQ(offset, 6u);
 }
 
 }  // namespace

@@ -1,0 +1,139 @@
+// When it ran out: an incident's phase comes from its message family, else from
+// the last sign of phase before it (the innermost traceback frame that names one, a
+// line that starts a phase) with no completed step between, else from the steps and
+// compiles counted around it. The phase changes the advice (rules/causes/phases.json).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+
+#include "core/render/verdict.h"
+#include "oomlens/render.h"
+#include "tests/core/scan_fixture.h"
+
+namespace oomlens {
+namespace {
+
+const char kTorchOom[] =
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 12.21 GiB. GPU 0 has a total capacity of "
+    "79.15 GiB of which 6.83 GiB is free. Including non-PyTorch memory, this process has 72.31 GiB memory in "
+    "use. Of the allocated memory 66.95 GiB is allocated by PyTorch, and 4.85 GiB is reserved by PyTorch but "
+    "unallocated.\n";
+const char kCompileOom[] =
+    "XlaRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space "
+    "hbm. Used 41.20G of 31.25G hbm. Exceeded hbm capacity by 9.95G.\n";
+
+std::string Steps(int count) {
+  std::string out;
+  for (int k = 0; k < count; ++k)
+    out += "{'loss': 1.88, 'grad_norm': 1.0, 'epoch': 0." + std::to_string(k) + "}\n";
+  return out;
+}
+
+std::string Frame(const std::string& function) {
+  return "  File \"/usr/lib/python3/dist-packages/transformers/trainer.py\", line 3680, in " + function +
+         "\n    x = f(y)\n";
+}
+
+bool AdviceSays(const Incident& incident, const std::string& words) {
+  const auto& advice = incident.diagnosis.advice;
+  return std::any_of(advice.begin(), advice.end(),
+                     [&words](const std::string& a) { return a.find(words) != std::string::npos; });
+}
+
+class PhaseTest : public ScanFixture {};
+
+TEST_F(PhaseTest, TheInnermostFrameThatNamesAPhaseDecides) {
+  std::string log = Steps(5) + "Traceback (most recent call last):\n" + Frame("train") +
+                    Frame("_inner_training_loop") + Frame("_maybe_log_save_evaluate") + Frame("evaluate") +
+                    Frame("evaluation_loop") + Frame("forward") + kTorchOom;
+  Report report = Scan(log);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const Phase& phase = report.incidents[0].phase;
+  EXPECT_EQ(phase.Name(), "eval");
+  EXPECT_EQ(phase.where.line, 15u)
+      << "the evaluation_loop frame (5 steps, the Traceback line, 4 frames of 2 lines)";
+  EXPECT_NE(phase.evidence.find("in evaluation_loop"), std::string::npos) << phase.evidence;
+}
+
+TEST_F(PhaseTest, AnEvaluationOomIsNotFixedByASmallerTrainingBatch) {
+  std::string eval = Steps(5) + "***** Running Evaluation *****\n  Num examples = 2000\n" + kTorchOom;
+  std::string step = Steps(5) + kTorchOom;
+  Report in_eval = Scan(eval), in_step = Scan(step);
+  ASSERT_EQ(in_eval.incidents.size(), 1u);
+  ASSERT_EQ(in_step.incidents.size(), 1u);
+  EXPECT_EQ(in_eval.incidents[0].phase.Name(), "eval");
+  EXPECT_EQ(in_step.incidents[0].phase.Name(), "step");
+  EXPECT_TRUE(AdviceSays(in_eval.incidents[0], "per_device_eval_batch_size"));
+  EXPECT_FALSE(AdviceSays(in_eval.incidents[0], "accumulate gradients"));
+  EXPECT_TRUE(AdviceSays(in_step.incidents[0], "accumulate gradients"));
+  EXPECT_FALSE(AdviceSays(in_step.incidents[0], "per_device_eval_batch_size"));
+}
+
+TEST_F(PhaseTest, AStepLineAfterASignEndsItsPhase) {
+  std::string log = "***** Running Evaluation *****\n" + Steps(3) + kTorchOom;
+  Report report = Scan(log);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  EXPECT_EQ(report.incidents[0].phase.Name(), "step");
+  EXPECT_EQ(report.incidents[0].phase.where.line, 4u) << "the last step line";
+}
+
+TEST_F(PhaseTest, ASignTooFarBeforeTheOomDecidesNothing) {
+  std::string log = "***** Running Evaluation *****\n";
+  for (int k = 0; k < 600; ++k) log += "INFO metrics written\n";
+  log += kTorchOom;
+  Report report = Scan(log);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  EXPECT_EQ(report.incidents[0].phase.Name(), "unknown");
+  EXPECT_EQ(PhaseText(report.incidents[0].phase), "");
+}
+
+TEST_F(PhaseTest, TheMessageFamilyDecidesBeforeAnySign) {
+  std::string log = "***** Running Evaluation *****\n" + std::string(kCompileOom);
+  Report report = Scan(log);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  EXPECT_EQ(report.incidents[0].phase.Name(), "compile");
+  EXPECT_EQ(report.incidents[0].phase.where.line, 0u);
+}
+
+TEST_F(PhaseTest, NoStepBeforeItButStepsAfterItIsTheWarmup) {
+  std::string log = std::string(kTorchOom) + "retrying with a smaller batch\n" + Steps(4);
+  Report report = Scan(log);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  EXPECT_EQ(report.incidents[0].phase.Name(), "warmup");
+  EXPECT_NE(report.incidents[0].phase.evidence.find("4 after it"), std::string::npos);
+  const auto& evidence = report.incidents[0].diagnosis.evidence;
+  EXPECT_TRUE(std::any_of(evidence.begin(), evidence.end(), [](const std::string& e) {
+    return e.find("before any step completed") != std::string::npos;
+  })) << "phase.warmup_not_leak";
+}
+
+TEST_F(PhaseTest, AStepFrameBeforeAnyCompletedStepIsTheWarmup) {
+  std::string log = "Traceback (most recent call last):\n" + Frame("training_step") + kTorchOom +
+                    "retrying with a smaller batch\n" + Steps(3);
+  Report report = Scan(log);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  EXPECT_EQ(report.incidents[0].phase.Name(), "warmup");
+  EXPECT_NE(report.incidents[0].phase.evidence.find("in training_step"), std::string::npos);
+}
+
+TEST_F(PhaseTest, ThePhaseGoesThroughJsonAndBack) {
+  std::string log = Steps(2) + "Capturing CUDA graph shapes:  45%|####5     | 30/67\n" + kTorchOom;
+  Report report = Scan(log);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  EXPECT_EQ(report.incidents[0].phase.Name(), "graph_capture");
+  EXPECT_TRUE(AdviceSays(report.incidents[0], "--enforce-eager"));
+  std::ostringstream json;
+  RenderJson(report, json);
+  Report back;
+  std::string error;
+  ASSERT_TRUE(ParseJsonReport(json.str(), &back, &error)) << error;
+  ASSERT_EQ(back.incidents.size(), 1u);
+  EXPECT_EQ(back.incidents[0].phase.Name(), "graph_capture");
+  EXPECT_EQ(back.incidents[0].phase.where.line, report.incidents[0].phase.where.line);
+  EXPECT_EQ(back.incidents[0].phase.evidence, report.incidents[0].phase.evidence);
+}
+
+}  // namespace
+}  // namespace oomlens
