@@ -357,6 +357,7 @@ void Recognizer::SendFigure(const Signature& sig, const FigureFacts& facts, cons
   figure.limit = facts.Find(figure_infos_.limit);
   figure.key = facts.Find(figure_infos_.key);
   figure.program = facts.Find(figure_infos_.program);
+  figure.facts = &facts.facts;
   figure_sink_(figure);
 }
 
@@ -397,17 +398,25 @@ const Signature* Recognizer::MessageStartedBy(const Open& open, std::string_view
 }
 
 // Whether a line the complete message's `follow` takes is an OOM of its own: read
-// by the signature it starts, it names a failed request, and the open message names
+// by the signature it starts, it names a failed request and the open message names
 // none ("Tried to allocate 20.00 MiB. GPU 0 has a total capacity of ..." under a job
-// kill reads as continuation figures, but it is a PyTorch OOM). One message fails
-// one request; a table's heading or a figure line stays this message's.
+// kill reads as continuation figures, but it is a PyTorch OOM), or it gives again a
+// size the open message gave ("There are 147.64M free ..." under a message that said
+// what was free), or the open message is the general reader's structural guess and
+// the line is another family's own wording (a TPU sentence under a generic kill
+// line: the general `follow` takes figure lines, not other runtimes' messages). One
+// message fails one request and says each figure once; a table's heading or a
+// figure line stays this message's.
 bool Recognizer::StartsAnotherMessage(const Open& open, std::string_view message) const {
   if (!prefilter_->MayMatch(message)) return false;
   const Signature* other = MessageStartedBy(open, message);
   if (!other || other == open.sig || other->priority < open.sig->priority || FigureReader::IsFigure(*other))
     return false;
-  return SizesIn(*other, message).count("requested_bytes") &&
-         !SizesIn(*open.sig, open.text).count("requested_bytes");
+  bool general = open.sig->match < 1;
+  if (general && other->match >= 1 && other->kind != open.sig->kind && !other->items) return true;
+  return (SizesIn(*other, message).count("requested_bytes") &&
+          !SizesIn(*open.sig, open.text).count("requested_bytes")) ||
+         RestatesASize(*open.sig, open.text, *other, message);
 }
 
 Recognizer::Step Recognizer::Continue(Open* open, const CleanLine& line) {

@@ -157,6 +157,21 @@ TEST_F(GeneralReader, AnOomUnderAJobKillIsAnIncidentOfItsOwn) {
   EXPECT_EQ(report.incidents[1].facts.at("requested_bytes").text, "20.00 MiB");
 }
 
+// The general reader's continuation takes figure lines, not another family's own
+// wording: a TPU sentence under a generic kill line is an E0101 of its own (found by
+// the seeded-triples test when the budget signatures changed its draw).
+TEST_F(GeneralReader, AnotherFamilysSentenceUnderAGenericKillIsItsOwn) {
+  Report report = Scan(
+      "systemd-oomd[612]: Killed /user.slice/app.slice/app-gnome-code.scope due to memory pressure for "
+      "/user.slice being 71.32% > 50.00% for > 20s with reclaim activity\n"
+      "There are 147.64M free, 0B reserved, and 147.64M reservable.\n");
+  ASSERT_EQ(report.incidents.size(), 2u);
+  EXPECT_EQ(report.incidents[0].kind, "host_oom_killer");
+  EXPECT_EQ(report.incidents[0].facts.count("free_bytes"), 0u);
+  EXPECT_EQ(report.incidents[1].kind, "tpu_program_load");
+  EXPECT_EQ(report.incidents[1].facts.at("free_bytes").text, "147.64M");
+}
+
 // A device's memory report without its failure (a log tail, a cut paste) is an
 // incident: a total given as a lower bound, or a ranking of the largest allocations
 // in a device memory, is printed when the memory did not fit. An exact total, or a
