@@ -108,6 +108,15 @@ struct Phase {
   const std::string& Name() const;  ///< name, or "unknown"
 };
 
+/// One figure of the memory budget a log printed before an incident (a serving
+/// engine's start-up ledger, a compiled program's memory stats): what the memory was
+/// planned for, each figure as printed, never from a formula.
+struct BudgetEntry {
+  std::string name;  ///< a fact's name: weights_bytes, kv_cache_bytes, temp_bytes, ...
+  FactValue value;
+  Location source;  ///< the line that printed it
+};
+
 /// A cause rule that matched an incident.
 struct CauseMatch {
   std::string cause;  ///< e.g. oversize
@@ -189,10 +198,11 @@ struct Incident {
   Facts listing_facts;  ///< derived from the whole listing before any entry was dropped; empty: not yet
   MemorySeries series;  ///< memory figures printed before it (samples == 0: none)
   ProgramHistory history;
-  Aftermath after;            ///< what came after its last occurrence
-  Phase phase;                ///< when it ran out (the first occurrence's)
-  size_t consequence_of = 0;  ///< 1-based number of the incident this one follows from; 0: a root
-  std::string relation;       ///< how it follows (empty for roots)
+  Aftermath after;                  ///< what came after its last occurrence
+  Phase phase;                      ///< when it ran out (the first occurrence's)
+  std::vector<BudgetEntry> budget;  ///< the budget its input printed before it, in the order printed
+  size_t consequence_of = 0;        ///< 1-based number of the incident this one follows from; 0: a root
+  std::string relation;             ///< how it follows (empty for roots)
   /// Read from an allocator's record of the failure (a memory snapshot), not from a
   /// message a log printed.
   bool record = false;

@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "oomlens/render.h"
 #include "oomlens/rules.h"
 #include "oomlens/scanner.h"
 
@@ -25,6 +27,15 @@ class ScanFixture : public ::testing::Test {
     Scanner scanner(rules_, options);
     scanner.ScanText(text, "t.log");
     return scanner.Finish();
+  }
+  /// The report as `oomlens merge` reads it back from its JSON.
+  static Report ThroughJson(const Report& report) {
+    std::ostringstream json;
+    RenderJson(report, json);
+    Report read;
+    std::string error;
+    EXPECT_TRUE(ParseJsonReport(json.str(), &read, &error)) << error;
+    return read;
   }
   RuleSet rules_;
 };

@@ -49,6 +49,16 @@ def test_an_evaluation_oom_says_so_and_is_advised_for_evaluation():
     assert not any("accumulate gradients" in a for a in fatal.advice)
 
 
+def test_the_budget_printed_before_an_oom_is_the_incidents():
+    log = os.path.join(ROOT, "testdata", "logs", "budget", "vllm_v0_max_seq_len_29k_issue10517.log")
+    incident, = oomlens.scan([log]).incidents
+    names = [b["name"] for b in incident.budget]
+    assert names[0] == "weights_bytes" and {"capacity_bytes", "kv_cache_bytes", "gpu_memory_utilization"} <= set(names)
+    kv = next(b for b in incident.budget if b["name"] == "kv_cache_bytes")
+    assert kv["printed"] == "2.89GiB" and kv["source"]["line"] == 2 and kv["bytes"] == round(2.89 * 2**30)
+    assert incident.fit.startswith("gpu_memory_utilization 0.93 for the configured 29000 tokens")
+
+
 def test_diagnose_reads_a_pytorch_message_and_bytes():
     report = oomlens.diagnose(("torch.cuda.OutOfMemoryError: " + TORCH_OOM).encode())
     assert [i.kind for i in report] == ["pytorch_cuda"]

@@ -150,7 +150,14 @@ void Decide(const RuleData& rules, Incident* incident) {
   }
   for (const auto& line : best.advice) advice.push_back(&line);
   RenderAdvice(advice, facts, &d);
-  auto fit = RenderLines(best.fit, facts, true, true);
+  for (const CauseRule* rule : notes) {  // a phase's fit comes first: the phase changes the fix
+    auto fit = RenderLines(rule->fit, facts, true, true);
+    if (!fit.empty()) {
+      d.fit = fit.front();
+      break;
+    }
+  }
+  auto fit = d.fit.empty() ? RenderLines(best.fit, facts, true, true) : std::vector<std::string>{};
   if (!fit.empty()) d.fit = fit.front();
   d.docs = best.docs;
   for (const CauseRule* rule : notes) d.docs.insert(d.docs.end(), rule->docs.begin(), rule->docs.end());

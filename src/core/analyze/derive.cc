@@ -135,6 +135,9 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   DeriveSeriesFacts(incident->series, &derived);
   DeriveHistoryFacts(incident->history, &derived);
   if (!incident->phase.name.empty()) derived["phase"] = TextValue(incident->phase.name);  // phase(...)
+  for (const auto& entry : incident->budget) {  // the budget printed before it, where its message is silent
+    if (!FactIn(facts, entry.name) && !derived.count(entry.name)) derived[entry.name] = entry.value;
+  }
   if (!chip.empty()) {
     facts.emplace("chip", TextValue(chip));
     auto capacity = ChipCapacity(chip);

@@ -290,6 +290,7 @@ void MergeIncident(Incident&& from, Incident* into) {
     into->after = std::move(from.after);
   into->records.insert(into->records.end(), from.records.begin(), from.records.end());
   if (into->phase.name.empty()) into->phase = std::move(from.phase);
+  if (into->budget.empty()) into->budget = std::move(from.budget);
   Merge(from.facts, from.first, from.first_who, into);
   for (auto& outlier : from.outliers) Rebase(std::move(outlier), from.facts, into);
 }

@@ -107,7 +107,7 @@ HistoryCollector::Work* HistoryCollector::HostWork(const Figure& figure) {
 }
 
 void HistoryCollector::Add(const Figure& figure) {
-  if (figure.activity == "phase") {
+  if (!figure.phase.empty()) {  // a sign of phase (a budget line may be one too)
     work_[figure.input_index].AddSign(figure);
     if (Work* host = figure.host.empty() ? nullptr : HostWork(figure)) host->AddSign(figure);
     return;

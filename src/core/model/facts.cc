@@ -1,6 +1,7 @@
 #include "oomlens/facts.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/model/from_chars.h"
 #include "oomlens/size.h"
@@ -111,6 +112,18 @@ std::vector<FactInfo> BuildRegistry() {
       {"mem_fraction", T::kRatio, false, "XLA_PYTHON_CLIENT_MEM_FRACTION"},
       {"max_seq_len", T::kCount, false, "a serving engine's maximum sequence length (tokens)"},
       {"kv_cache_tokens", T::kCount, false, "tokens the serving engine's KV cache can hold"},
+      {"weights_bytes", T::kSize, false, "the model's weights, as the engine measured them after loading"},
+      {"non_torch_bytes", T::kSize, false, "device memory outside PyTorch's allocator (NCCL, CUDA context)"},
+      {"activation_peak_bytes", T::kSize, false, "the peak of activations in the engine's profile run"},
+      {"kv_cache_bytes", T::kSize, false, "memory the engine gives its KV cache"},
+      {"kv_cache_k_bytes", T::kSize, false, "the K half of a KV cache (SGLang)"},
+      {"kv_cache_v_bytes", T::kSize, false, "the V half of a KV cache (SGLang)"},
+      {"usable_bytes", T::kSize, false,
+       "what the engine may use: the device's memory x gpu_memory_utilization"},
+      {"gpu_memory_utilization", T::kRatio, false, "the share of the device a serving engine may use"},
+      {"generated_code_bytes", T::kSize, false, "a compiled program's code (CompiledMemoryStats)"},
+      {"alias_bytes", T::kSize, false, "outputs that reuse argument buffers (CompiledMemoryStats)"},
+      {"temp_bytes", T::kSize, false, "a compiled program's temporaries (CompiledMemoryStats)"},
       {"duplicate_group_bytes", T::kSize, false,
        "the largest group of 4 or more identical in-use chunks (fewer copies are parameters and optimizer "
        "state)"},
@@ -252,6 +265,25 @@ const std::vector<FactInfo>& FactRegistry() {
 
 const FactInfo* FindFact(std::string_view name) { return FindIn(FactRegistry(), name); }
 
+namespace {
+
+// "2,042,016" -> "2042016" when the commas group thousands exactly; "" otherwise.
+std::string WithoutThousandsCommas(std::string_view text) {
+  size_t first = text.find(',');
+  if (first == std::string_view::npos || first == 0 || first > 3) return "";
+  std::string digits;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    bool comma_place = i >= first && (i - first) % 4 == 0;
+    if (comma_place != (c == ',')) return "";
+    if (c != ',' && !std::isdigit(static_cast<unsigned char>(c))) return "";
+    if (c != ',') digits += c;
+  }
+  return (text.size() - first) % 4 == 0 ? digits : "";
+}
+
+}  // namespace
+
 bool MakeFact(const FactInfo& info, std::string_view text, FactValue* value, std::string* error,
               bool decimal_units) {
   value->type = info.type;
@@ -266,7 +298,8 @@ bool MakeFact(const FactInfo& info, std::string_view text, FactValue* value, std
       return true;
     }
     case FactType::kCount: {
-      std::optional<int64_t> n = ParseInt64(text);
+      std::string digits = WithoutThousandsCommas(text);  // "2,042,016" tokens
+      std::optional<int64_t> n = ParseInt64(digits.empty() ? text : digits);
       if (!n) {
         *error = "'" + std::string(text) + "' is not a whole number";
         return false;

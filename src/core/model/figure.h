@@ -7,6 +7,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/model/event.h"
 #include "oomlens/report.h"
@@ -29,6 +31,8 @@ struct Figure {
   const FactValue* limit = nullptr;    ///< sample_limit_bytes
   const FactValue* key = nullptr;      ///< sample_key
   const FactValue* program = nullptr;  ///< program (compile lines)
+  /// Every fact the line held (activity "budget": the figures of a memory budget).
+  const std::vector<std::pair<const FactInfo*, FactValue>>* facts = nullptr;
 };
 
 /// An OOM event as a figure (its time and place; no figure facts): the memory it

@@ -162,6 +162,26 @@ void ReadPhase(const json& j, Phase* phase) {
   phase->where = Location{j.value("input", ""), j.value("line", uint64_t{0})};
 }
 
+// The budget printed before it (older reports have none): each figure read again
+// from its printed text, so a report read back decides as the scan did.
+bool ReadBudget(const json& j, std::vector<BudgetEntry>* budget, std::string* error) {
+  for (const auto& b : j.value("budget", json::array())) {
+    if (!b.is_object()) continue;
+    const FactInfo* info = FindFact(b.value("name", ""));
+    if (!info) continue;  // a figure this oomlens does not know
+    BudgetEntry entry{
+        info->name,
+        {},
+        Location{Member(b, "source").value("input", ""), Member(b, "source").value("line", uint64_t{0})}};
+    if (!MakeFact(*info, b.value("printed", ""), &entry.value, error)) {
+      *error = "budget " + info->name + ": " + *error;
+      return false;
+    }
+    budget->push_back(std::move(entry));
+  }
+  return true;
+}
+
 bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* error) {
   i->kind = j.value("kind", "");
   i->code = j.value("code", "");
@@ -221,6 +241,7 @@ bool ReadIncident(const json& j, int input_offset, Incident* i, std::string* err
   }
   ReadAftermath(j, &i->after);
   ReadPhase(Member(j, "phase"), &i->phase);
+  if (!ReadBudget(j, &i->budget, error)) return false;
   for (const auto& o : j.value("outliers", json::array())) {
     Outlier outlier;
     outlier.where = Location{o.value("input", ""), o.value("line", uint64_t{0})};

@@ -54,6 +54,8 @@ std::string Details(const Incident& i, size_t number) {
   if (i.after.went_on) out << "*" << MarkdownCell(AftermathText(i.after, true)) << "*\n\n";
   if (std::string phase = PhaseText(i.phase); !phase.empty())
     out << "Phase: " << MarkdownCell(phase) << "\n\n";
+  if (std::string budget = BudgetText(i.budget); !budget.empty())
+    out << "Budget: " << MarkdownCell(budget) << "\n\n";
   for (const auto& e : i.diagnosis.evidence) out << "- " << MarkdownCell(e) << "\n";
   if (!i.diagnosis.advice.empty()) out << "\n**Advice**\n\n";
   for (size_t k = 0; k < i.diagnosis.advice.size(); ++k)

@@ -168,6 +168,41 @@ std::string MemoryBar(const Incident& i) {
   return svg.str();
 }
 
+// The parts of a budget stacked in one bar, against what the engine may use (or
+// the device) when the log printed it: where the memory was planned to go.
+std::string BudgetBar(const std::vector<BudgetEntry>& budget) {
+  static const char* const kColors[] = {"#79b", "#b97", "#9b7", "#a8c", "#cb6", "#7bb", "#c88", "#8c8"};
+  double parts = 0, whole = 0;
+  for (const auto& b : budget) {
+    if (b.value.type != FactType::kSize || b.value.integer <= 0) continue;
+    if (BudgetPart(b.name)) parts += static_cast<double>(b.value.integer);
+    if (b.name == "usable_bytes" || (b.name == "capacity_bytes" && whole == 0))
+      whole = static_cast<double>(b.value.integer);
+  }
+  double scale = std::max(parts, whole);
+  if (parts <= 0 || scale <= 0) return "";
+  const double width = 600;
+  std::ostringstream svg;
+  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='610' height='40' role='img' aria-label='budget'>";
+  double x = 0;
+  size_t color = 0;
+  for (const auto& b : budget) {
+    if (!BudgetPart(b.name) || b.value.type != FactType::kSize || b.value.integer <= 0) continue;
+    double w = width * static_cast<double>(b.value.integer) / scale;
+    svg << "<rect x='" << x << "' y='0' width='" << w << "' height='18' fill='" << kColors[color++ % 8]
+        << "'><title>" << HtmlEscape(FactLabel(b.name) + " " + FormatSize(b.value.integer))
+        << "</title></rect>";
+    if (w > 60)
+      svg << "<text x='" << x + 3 << "' y='32' font-size='11'>" << HtmlEscape(FactLabel(b.name)) << "</text>";
+    x += w;
+  }
+  if (whole > 0)
+    svg << "<rect x='0' y='0' width='" << width * whole / scale
+        << "' height='18' fill='none' stroke='#333'/>";
+  svg << "</svg>";
+  return svg.str();
+}
+
 // The top allocations as bars, the padding part of each shaded lighter.
 std::string AllocationChart(const std::vector<const Allocation*>& shown) {
   double largest = 0;
@@ -271,6 +306,8 @@ void RenderIncidentHtml(const Incident& i, size_t number, bool any_went_on, std:
       << ", first at " << HtmlEscape(LocationText(i.first)) << "</td></tr>\n";
   if (std::string phase = PhaseText(i.phase); !phase.empty())
     out << "<tr><th>phase</th><td>" << HtmlEscape(phase) << "</td></tr>\n";
+  if (std::string budget = BudgetText(i.budget); !budget.empty())
+    out << "<tr><th>budget</th><td>" << BudgetBar(i.budget) << "<br>" << HtmlEscape(budget) << "</td></tr>\n";
   for (const auto& record : i.records)
     out << "<tr><th>record</th><td>" << HtmlEscape(LocationText(record))
         << " (a record of the memory: its figures and listing)</td></tr>\n";

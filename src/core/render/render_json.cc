@@ -151,6 +151,16 @@ ojson IncidentJson(const Incident& i) {
                   {"last_step_line", i.history.last_step_line}};
   j["ended_job"] = i.after.ended_job();
   j["after"] = AftermathJson(i.after);
+  ojson budget = ojson::array();
+  for (const auto& b : i.budget) {
+    ojson entry = {{"name", b.name}};
+    if (b.value.type == FactType::kRatio) entry["value"] = b.value.number;
+    else entry[b.value.type == FactType::kSize ? "bytes" : "value"] = b.value.integer;
+    entry["printed"] = b.value.text;
+    entry["source"] = {{"input", b.source.input}, {"line", b.source.line}};
+    budget.push_back(std::move(entry));
+  }
+  j["budget"] = std::move(budget);
   j["phase"] = {{"name", i.phase.Name()},
                 {"evidence", i.phase.evidence},
                 {"input", i.phase.where.input},

@@ -274,6 +274,7 @@ void RenderIncident(const Incident& i, size_t number, bool any_went_on, const St
   if (i.consequence_of != 0) row("follows   ", "[" + std::to_string(i.consequence_of) + "]: " + i.relation);
   row("after     ", Printable(AftermathText(i.after, any_went_on)));
   row("phase     ", Printable(PhaseText(i.phase)));
+  row("budget    ", Printable(BudgetText(i.budget)));
   row("facts     ", FactsLine(i.facts));
   row("memory    ", SeriesLine(i.series));
   if (!d.evidence.empty()) {

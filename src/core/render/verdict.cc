@@ -1,8 +1,11 @@
 #include "core/render/verdict.h"
 
+#include <algorithm>
 #include <map>
 
+#include "core/model/fact_values.h"
 #include "oomlens/render.h"
+#include "oomlens/size.h"
 
 namespace oomlens {
 namespace {
@@ -87,6 +90,32 @@ std::string VerdictRead(const Report& report) {
   std::string out = " in " + where + " (" + what + ")";
   if (unread > 0) out += "; " + Counted(unread, "input", "inputs") + " could not be read";
   return out;
+}
+
+bool BudgetPart(const std::string& name) {
+  static const char* const kParts[] = {
+      "weights_bytes",    "non_torch_bytes",  "activation_peak_bytes", "kv_cache_bytes",
+      "kv_cache_k_bytes", "kv_cache_v_bytes", "generated_code_bytes",  "arguments_bytes",
+      "output_bytes",     "temp_bytes"};
+  for (const char* part : kParts) {
+    if (name == part) return true;
+  }
+  return false;
+}
+
+std::string BudgetText(const std::vector<BudgetEntry>& budget) {
+  if (budget.empty()) return "";
+  std::string text;
+  uint64_t first = budget.front().source.line, last = first;
+  for (const auto& entry : budget) {
+    const FactValue& v = entry.value;
+    text += (text.empty() ? "" : " · ") + FactLabel(entry.name) + " " +
+            (v.type == FactType::kSize ? FormatSize(v.integer) : v.text);
+    first = std::min(first, entry.source.line);
+    last = std::max(last, entry.source.line);
+  }
+  std::string lines = std::to_string(first) + (last > first ? "-" + std::to_string(last) : "");
+  return text + " (" + budget.front().source.input + ":" + lines + ")";
 }
 
 std::string PhaseText(const Phase& phase) {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "oomlens/report.h"
 
@@ -26,6 +27,14 @@ bool AnyWentOn(const Report& report);
 /// or, when some other incident was survived, "ended the job: no work after it";
 /// empty otherwise. Raw: callers escape.
 std::string AftermathText(const Aftermath& after, bool any_went_on);
+
+/// "weights 12.55G · non torch 0.16G · activation peak 2.38G · kv cache 56.18G · usable
+/// 71.27G (serve.log:3-4)": the budget its input printed before it; empty when none. Raw.
+std::string BudgetText(const std::vector<BudgetEntry>& budget);
+
+/// The parts of a budget that hold memory (weights, activations, KV cache, a
+/// program's arguments and temporaries ...), as opposed to its totals and shares.
+bool BudgetPart(const std::string& name);
 
 /// "eval: train.log:37: File \"trainer.py\", line 3680, in evaluation_loop", "compile:
 /// its message family (tpu_compile_hbm)"; empty when the phase is unknown. Raw.

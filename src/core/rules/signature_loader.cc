@@ -167,10 +167,10 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
   StringList(j, "joins", ptr, &sig->joins);
   String(j, "activity", ptr, false, &sig->activity);
   if (!sig->activity.empty() && sig->activity != "compile" && sig->activity != "step" &&
-      sig->activity != "phase") {
-    Error(ptr + "/activity", "'activity' must be \"compile\", \"step\" or \"phase\"",
+      sig->activity != "phase" && sig->activity != "budget") {
+    Error(ptr + "/activity", "'activity' must be \"compile\", \"step\", \"phase\" or \"budget\"",
           "compile: a line naming a program being compiled (fact program); step: a completed step; phase: a "
-          "line that shows the job's phase (with \"phase\")");
+          "line that shows the job's phase (with \"phase\"); budget: figures of a memory budget");
   }
   LoadPhase(j, ptr, sig);
   Bool(j, "fragment", ptr,
@@ -230,7 +230,8 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
 void DocLoader::LoadPhase(const json& j, const std::string& ptr, Signature* sig) {
   String(j, "phase", ptr, sig->activity == "phase", &sig->phase);
   if (!sig->phase.empty()) CheckPhases({sig->phase}, ptr + "/phase");
-  if (!sig->phase.empty() && !sig->activity.empty() && sig->activity != "phase") {
+  if (!sig->phase.empty() && !sig->activity.empty() && sig->activity != "phase" &&
+      sig->activity != "budget") {
     Error(ptr + "/phase",
           "'phase' is for an OOM family or an activity \"phase\" line, not a " + sig->activity + " line",
           "remove \"phase\", or write \"activity\": \"phase\"");

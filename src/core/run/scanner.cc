@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/analyze/budget.h"
 #include "core/analyze/finish.h"
 #include "core/analyze/grouping.h"
 #include "core/analyze/history.h"
@@ -51,6 +52,7 @@ struct Scanner::State {
   IncidentGrouper grouper;
   SeriesCollector series;
   HistoryCollector history;
+  BudgetCollector budget;
   Recognizer recognizer;
   size_t dropped_problems = 0;
   size_t memory_records_dropped = 0;
@@ -86,8 +88,12 @@ struct Scanner::State {
   }
 
   void Take(const Figure& figure) {
-    if (figure.series) series.Add(figure);
-    else if (!figure.activity.empty()) history.Add(figure);
+    if (figure.series) {
+      series.Add(figure);
+      return;
+    }
+    if (figure.activity == "budget") budget.Add(figure);
+    if (figure.activity != "budget" || !figure.phase.empty()) history.Add(figure);  // a phase's sign too
   }
 
   // At most kMaxProblems are kept; the rest are counted and said in one line at the end.
@@ -259,6 +265,7 @@ Report Scanner::Finish() {
   std::vector<MemorySeries> series = s.series.Take();
   AttachSeries(series, &s.report.incidents);
   s.history.Attach(&s.report.incidents);
+  s.budget.Attach(&s.report.incidents);
   for (auto& growth : GrowthCandidates(series, s.report.incidents)) {
     if (Explained(RuleDataOf(s.rules), s.options.chip, &growth))
       s.report.incidents.push_back(std::move(growth));

@@ -84,6 +84,9 @@ class Incident:
     # kv_cache or unknown; phase_evidence says what decided it (docs/json-output.md).
     phase: str = "unknown"
     phase_evidence: str = ""
+    # The memory budget its input printed before it: [{name, bytes or value, printed,
+    # source: {input, line}}] (docs/json-output.md).
+    budget: List[Dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def from_json(cls, j: Dict[str, Any]) -> "Incident":
@@ -102,7 +105,8 @@ class Incident:
             excerpt=list(j["excerpt"]), seen=dict(j.get("seen", {})), json=j,
             record=j.get("record", False), records=[Location.from_json(r) for r in j.get("records", [])],
             ended_job=j.get("ended_job", True), after=dict(j.get("after") or {}),
-            phase=(j.get("phase") or {}).get("name", "unknown"), phase_evidence=(j.get("phase") or {}).get("evidence", ""))
+            phase=(j.get("phase") or {}).get("name", "unknown"), phase_evidence=(j.get("phase") or {}).get("evidence", ""),
+            budget=list(j.get("budget") or []))
 
     def fact(self, name: str, default: Any = None) -> Any:
         """A fact read from the log, else one oomlens derived, else default."""

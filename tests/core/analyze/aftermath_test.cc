@@ -142,11 +142,7 @@ TEST_F(AftermathTest, FailOnEndedFailsOnlyTheOomThatEndedTheJob) {
 
 TEST_F(AftermathTest, AJsonReportKeepsTheAftermathAndTheOrder) {
   Report scanned = Scan(std::string(kCompileOom) + kCompile + Steps(0, 5) + kRuntimeOom);
-  std::ostringstream json;
-  RenderJson(scanned, json);
-  Report read;
-  std::string error;
-  ASSERT_TRUE(ParseJsonReport(json.str(), &read, &error)) << error;
+  Report read = ThroughJson(scanned);
   ASSERT_EQ(read.incidents.size(), 2u);
   for (size_t k = 0; k < 2; ++k) {
     SCOPED_TRACE(k);

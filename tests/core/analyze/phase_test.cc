@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <sstream>
 #include <string>
 
 #include "core/render/verdict.h"
@@ -124,11 +123,7 @@ TEST_F(PhaseTest, ThePhaseGoesThroughJsonAndBack) {
   ASSERT_EQ(report.incidents.size(), 1u);
   EXPECT_EQ(report.incidents[0].phase.Name(), "graph_capture");
   EXPECT_TRUE(AdviceSays(report.incidents[0], "--enforce-eager"));
-  std::ostringstream json;
-  RenderJson(report, json);
-  Report back;
-  std::string error;
-  ASSERT_TRUE(ParseJsonReport(json.str(), &back, &error)) << error;
+  Report back = ThroughJson(report);
   ASSERT_EQ(back.incidents.size(), 1u);
   EXPECT_EQ(back.incidents[0].phase.Name(), "graph_capture");
   EXPECT_EQ(back.incidents[0].phase.where.line, report.incidents[0].phase.where.line);

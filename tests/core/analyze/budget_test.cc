@@ -1,0 +1,92 @@
+// Where the memory went: the budget a log printed before an incident (a serving
+// engine's start-up ledger, a compiled program's memory stats) is attached to it,
+// figure by figure, each with the line that printed it, and "would fit" computes
+// from those figures only.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "oomlens/render.h"
+#include "tests/core/scan_fixture.h"
+
+namespace oomlens {
+namespace {
+
+const char kLedger[] =
+    "INFO 03-21 20:15:45 [worker.py:267] the current vLLM instance can use total_gpu_memory (79.19GiB) x "
+    "gpu_memory_utilization (0.90) = 71.27GiB\n"
+    "INFO 03-21 20:15:45 [worker.py:267] model weights take 12.55GiB; non_torch_memory takes 0.16GiB; "
+    "PyTorch "
+    "activation peak memory takes 2.38GiB; the rest of the memory reserved for KV Cache is 56.18GiB.\n";
+const char kTooLong[] =
+    "The model's max seq len (120000) is larger than the maximum number of tokens that can be stored in KV "
+    "cache (115072). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing "
+    "the engine.\n";
+
+const BudgetEntry* Find(const Incident& incident, const std::string& name) {
+  auto it = std::find_if(incident.budget.begin(), incident.budget.end(),
+                         [&name](const BudgetEntry& b) { return b.name == name; });
+  return it == incident.budget.end() ? nullptr : &*it;
+}
+
+class BudgetTest : public ScanFixture {};
+
+TEST_F(BudgetTest, TheLedgerBeforeAnIncidentIsItsBudgetLineByLine) {
+  Report report = Scan(std::string(kLedger) + kTooLong);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const Incident& incident = report.incidents[0];
+  ASSERT_EQ(incident.budget.size(), 7u);
+  EXPECT_EQ(incident.budget[0].name, "capacity_bytes") << "in the order printed";
+  const BudgetEntry* kv = Find(incident, "kv_cache_bytes");
+  ASSERT_NE(kv, nullptr);
+  EXPECT_EQ(kv->value.integer, static_cast<int64_t>(56.18 * (1LL << 30)));
+  EXPECT_EQ(kv->source.line, 2u);
+  EXPECT_EQ(Find(incident, "usable_bytes")->source.line, 1u);
+  EXPECT_DOUBLE_EQ(Find(incident, "gpu_memory_utilization")->value.number, 0.9);
+  EXPECT_EQ(incident.phase.Name(), "kv_cache");
+}
+
+TEST_F(BudgetTest, WouldFitComesFromTheLogsOwnFigures) {
+  Report report = Scan(std::string(kLedger) + kTooLong);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  // 56.18G holds 115072 tokens; 120000 need 4928 more at that rate: 2.41G of a
+  // 79.19G card, 0.0304 more than 0.90, rounded up.
+  EXPECT_NE(report.incidents[0].diagnosis.fit.find("gpu_memory_utilization 0.94 for the configured 120000"),
+            std::string::npos)
+      << report.incidents[0].diagnosis.fit;
+}
+
+TEST_F(BudgetTest, AFigurePrintedAgainCountsAtItsLaterLineAndLaterFiguresNotAtAll) {
+  std::string restart =
+      std::string(kLedger) + "INFO restarting the engine\n" +
+      "INFO 03-21 20:19:00 [worker.py:267] model weights take 14.99GiB; non_torch_memory takes "
+      "0.16GiB; PyTorch activation peak memory takes 2.38GiB; the rest of the memory reserved "
+      "for KV Cache is 53.74GiB.\n" +
+      kTooLong +
+      "INFO 03-21 20:20:00 [worker.py:267] model weights take 1.00GiB; non_torch_memory takes "
+      "0.16GiB; PyTorch activation peak memory takes 2.38GiB; the rest of the memory reserved "
+      "for KV Cache is 66.00GiB.\n";
+  Report report = Scan(restart);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const BudgetEntry* weights = Find(report.incidents[0], "weights_bytes");
+  ASSERT_NE(weights, nullptr);
+  EXPECT_EQ(weights->source.line, 4u);
+  EXPECT_EQ(weights->value.text, "14.99GiB");
+}
+
+TEST_F(BudgetTest, TheBudgetGoesThroughJsonAndBack) {
+  Report report = Scan(std::string(kLedger) + kTooLong);
+  Report back = ThroughJson(report);
+  ASSERT_EQ(back.incidents.size(), 1u);
+  ASSERT_EQ(back.incidents[0].budget.size(), report.incidents[0].budget.size());
+  for (size_t k = 0; k < back.incidents[0].budget.size(); ++k) {
+    const BudgetEntry &a = report.incidents[0].budget[k], &b = back.incidents[0].budget[k];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.value.integer, b.value.integer);
+    EXPECT_EQ(a.source.line, b.source.line);
+  }
+}
+
+}  // namespace
+}  // namespace oomlens
