@@ -41,6 +41,7 @@ struct RenderOptions {
   size_t max_excerpt_lines = 8;  ///< text: log lines shown per incident
   size_t incidents_total = 0;    ///< before --max-incidents cut the list: the first line says both
   FailGate gate;                 ///< CI formats: an incident that fails it is an error, the others warnings
+  bool headroom = false;         ///< text: the budget each input printed, and the headroom it leaves
 };
 
 /// Human-readable report: a one-line verdict, then one block per incident.

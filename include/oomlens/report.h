@@ -241,6 +241,13 @@ struct EventsNotKept {
   void Add(const EventsNotKept& other, int input_offset);
 };
 
+/// The memory budget one input printed (its last value of each figure), whether or
+/// not anything failed: a healthy start-up's headroom, the near miss before an OOM.
+struct InputBudget {
+  std::string input;
+  std::vector<BudgetEntry> entries;  ///< in the order first printed
+};
+
 /// Everything a scan produced.
 struct Report {
   std::vector<InputSummary> inputs;
@@ -249,6 +256,7 @@ struct Report {
   /// memory profile, a PyTorch snapshot with no OOM in its trace) that joined no
   /// incident: what held the memory, not OOMs (no cause, and no exit code of their own).
   std::vector<Incident> memory_records;
+  std::vector<InputBudget> budgets;  ///< of the inputs that printed one, in input order
   std::vector<Problem> problems;
   EventsNotKept not_kept;
   bool interrupted = false;  ///< the scan was cancelled before the end of its inputs

@@ -145,6 +145,8 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
                  "or causes/kinds (comma-separated)");
   app.add_option("--max-incidents", o.max_incidents, "show at most this many incidents")
       ->check(CLI::Range(0, 1000000));
+  app.add_flag("--headroom", o.headroom,
+               "also show the memory budget each input printed and the headroom it leaves, failed or not");
   app.add_flag("--fleet", o.fleet,
                "each file is a job: the report summarised by failure across jobs (docs/fleet.md)");
   app.require_subcommand(0, 1);

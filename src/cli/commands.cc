@@ -140,9 +140,10 @@ int RenderAndConclude(const Options& o, Report report, bool read_all, const Repo
       err << "oomlens: showing " << limit << " of " << total << " incidents (--max-incidents)\n";
       report.incidents.resize(limit);
     }
-    write = [&report, &gate, total](Format format, std::ostream& stream, bool color) {
+    write = [&report, &gate, total, &o](Format format, std::ostream& stream, bool color) {
       RenderOptions options;
       options.color = color;
+      options.headroom = o.headroom;
       options.gate = gate;
       options.incidents_total = total;
       RenderReport(report, format, options, stream);

@@ -37,6 +37,7 @@ struct Options {
   std::string fail_on = "oom";
   int max_incidents = 0;  // 0: all
   bool fleet = false;     // summarise by failure across files (docs/fleet.md)
+  bool headroom = false;  // text: the budget each input printed, and its headroom
   std::vector<std::string> check_dirs;
   std::vector<std::string> reports;  // for merge, and the two sides of diff
 };

@@ -28,7 +28,7 @@ _oomlens() {
     completions) COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")); return ;;
   esac
   if [[ $cur == -* ]]; then
-    COMPREPLY=($(compgen -W "--format --color --rules --no-builtin-rules --chip --quiet --recursive --follow --include --exclude --host-from-path --jobs --fail-on --max-incidents --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "--format --color --rules --no-builtin-rules --chip --quiet --recursive --follow --include --exclude --host-from-path --jobs --fail-on --max-incidents --headroom --help --version" -- "$cur"))
   elif [[ $COMP_CWORD -eq 1 ]]; then
     COMPREPLY=($(compgen -W "@COMMANDS@" -- "$cur") $(compgen -f -- "$cur"))
   else
@@ -56,6 +56,7 @@ _oomlens() {
     '(-j --jobs)'{-j,--jobs}'[threads (files at a time, or read-ahead)]:jobs:' \
     '--fail-on[exit 1 on]:spec:(@FAIL_ON@)' \
     '--max-incidents[show at most this many incidents]:count:' \
+    '--headroom[also show the memory budget each input printed]' \
     '(- *)--help[print help]' \
     '(- *)--version[print the version]' \
     '1: :->first' \
@@ -83,6 +84,7 @@ complete -c oomlens -l host-from-path -x -d 'regex naming the host'
 complete -c oomlens -s j -l jobs -x -d 'threads (files at a time, or read-ahead)'
 complete -c oomlens -l fail-on -x -a '@FAIL_ON@' -d 'exit 1 on'
 complete -c oomlens -l max-incidents -x -d 'show at most this many incidents'
+complete -c oomlens -l headroom -d 'also show the memory budget each input printed'
 complete -c oomlens -l version -d 'print the version'
 complete -c oomlens -n '__fish_seen_subcommand_from rules' -x -a 'list check facts literals'
 complete -c oomlens -n '__fish_seen_subcommand_from explain' -x -a '@TOPICS@'

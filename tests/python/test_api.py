@@ -59,6 +59,15 @@ def test_the_budget_printed_before_an_oom_is_the_incidents():
     assert incident.fit.startswith("gpu_memory_utilization 0.93 for the configured 29000 tokens")
 
 
+def test_a_healthy_start_up_has_its_budget_in_the_report():
+    log = os.path.join(ROOT, "testdata", "logs", "budget", "vllm_profiling_results_two_runs_healthy.log")
+    report = oomlens.scan([log])
+    assert not report.incidents
+    budget, = report.budgets
+    weights = next(b for b in budget["budget"] if b["name"] == "weights_bytes")
+    assert weights["printed"] == "7.48GiB", "the second start-up's, not a mix of both"
+
+
 def test_diagnose_reads_a_pytorch_message_and_bytes():
     report = oomlens.diagnose(("torch.cuda.OutOfMemoryError: " + TORCH_OOM).encode())
     assert [i.kind for i in report] == ["pytorch_cuda"]

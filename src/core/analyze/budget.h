@@ -21,6 +21,8 @@ class BudgetCollector {
   /// Fills incident->budget with the last value of each figure its input printed
   /// before its first occurrence, in the order first printed.
   void Attach(std::vector<Incident>* incidents) const;
+  /// The budget of each input that printed one: the last value of each figure.
+  std::vector<InputBudget> PerInput() const;
 
  private:
   struct Entry {
@@ -28,7 +30,9 @@ class BudgetCollector {
     std::string name;
     FactValue value;
   };
+  static void Keep(const Entry& entry, const std::string& input, std::vector<BudgetEntry>* budget);
   std::map<int, std::deque<Entry>> entries_;  // by input, the last kMaxEntries
+  std::map<int, std::string> inputs_;         // their names
 };
 
 }  // namespace oomlens

@@ -74,6 +74,7 @@ void ReportMerger::Add(Report&& part) {
   int offset = static_cast<int>(merged.inputs.size());
   for (auto& in : part.inputs) merged.inputs.push_back(std::move(in));
   for (auto& p : part.problems) merged.problems.push_back(std::move(p));
+  for (auto& b : part.budgets) merged.budgets.push_back(std::move(b));  // each names its input
   merged.interrupted = merged.interrupted || part.interrupted;
   state_->carried.Add(part.not_kept, offset);
   for (auto& memory : part.memory_records) {  // never grouped: each is one record of one input

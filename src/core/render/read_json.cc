@@ -533,6 +533,12 @@ bool ParseJsonReport(std::string_view text, Report* report, std::string* error) 
           p.value("where", ""), p.value("message", ""), p.value("help", "")});
     }
     if (!ReadNotKept(doc, report->inputs.size(), &report->not_kept, error)) return false;
+    for (const auto& b : doc.value("budgets", json::array())) {
+      if (!b.is_object()) continue;
+      InputBudget budget{b.value("input", ""), {}};
+      if (!ReadBudget(b, &budget.entries, error)) return false;
+      report->budgets.push_back(std::move(budget));
+    }
     report->not_kept.Add(reader.folded.not_kept, 0);
     reader.folded.Report(&report->problems);
     ReportCutStrings(bounded, &report->problems);

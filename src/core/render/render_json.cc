@@ -86,6 +86,20 @@ ojson AftermathJson(const Aftermath& a) {
   return j;
 }
 
+// A budget's figures: bytes for sizes, value for counts and shares, as printed, where.
+ojson BudgetJson(const std::vector<BudgetEntry>& budget) {
+  ojson out = ojson::array();
+  for (const auto& b : budget) {
+    ojson entry = {{"name", b.name}};
+    if (b.value.type == FactType::kRatio) entry["value"] = b.value.number;
+    else entry[b.value.type == FactType::kSize ? "bytes" : "value"] = b.value.integer;
+    entry["printed"] = b.value.text;
+    entry["source"] = {{"input", b.source.input}, {"line", b.source.line}};
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 }  // namespace
 
 ojson IncidentJson(const Incident& i) {
@@ -151,16 +165,7 @@ ojson IncidentJson(const Incident& i) {
                   {"last_step_line", i.history.last_step_line}};
   j["ended_job"] = i.after.ended_job();
   j["after"] = AftermathJson(i.after);
-  ojson budget = ojson::array();
-  for (const auto& b : i.budget) {
-    ojson entry = {{"name", b.name}};
-    if (b.value.type == FactType::kRatio) entry["value"] = b.value.number;
-    else entry[b.value.type == FactType::kSize ? "bytes" : "value"] = b.value.integer;
-    entry["printed"] = b.value.text;
-    entry["source"] = {{"input", b.source.input}, {"line", b.source.line}};
-    budget.push_back(std::move(entry));
-  }
-  j["budget"] = std::move(budget);
+  j["budget"] = BudgetJson(i.budget);
   j["phase"] = {{"name", i.phase.Name()},
                 {"evidence", i.phase.evidence},
                 {"input", i.phase.where.input},
@@ -233,6 +238,12 @@ void RenderJson(const Report& report, std::ostream& out) {
     ojson records = ojson::array();
     for (const auto& memory : report.memory_records) records.push_back(IncidentJson(memory));
     doc["memory_records"] = records;
+  }
+  if (!report.budgets.empty()) {
+    ojson budgets = ojson::array();
+    for (const auto& b : report.budgets)
+      budgets.push_back({{"input", b.input}, {"budget", BudgetJson(b.entries)}});
+    doc["budgets"] = budgets;
   }
   if (report.not_kept.events > 0) {
     const EventsNotKept& n = report.not_kept;

@@ -403,6 +403,14 @@ void RenderText(const Report& report, const RenderOptions& options, std::ostream
     out << "\n";
     RenderMemoryRecord(memory, style, out);
   }
+  if (!options.headroom) return;
+  for (const InputBudget& b : report.budgets) {  // --headroom: what each input planned, failed or not
+    out << "\n" << style.Bold("budget of " + Printable(b.input)) << "\n";
+    out << "    " << Printable(BudgetText(b.entries)) << "\n";
+    if (std::string headroom = HeadroomText(b.entries); !headroom.empty())
+      out << "    " << style.Dim("headroom  ") << Printable(headroom) << "\n";
+  }
+  if (report.budgets.empty()) out << "\nno input printed a memory budget (--headroom)\n";
 }
 
 }  // namespace oomlens

@@ -118,6 +118,36 @@ std::string BudgetText(const std::vector<BudgetEntry>& budget) {
   return text + " (" + budget.front().source.input + ":" + lines + ")";
 }
 
+std::string HeadroomText(const std::vector<BudgetEntry>& budget) {
+  const FactValue *capacity = nullptr, *usable = nullptr, *share = nullptr, *tokens = nullptr;
+  int64_t parts = 0;
+  bool kv_cache = false;  // the ledger names what takes the rest: its parts are all there
+  for (const auto& b : budget) {
+    kv_cache = kv_cache || b.name == "kv_cache_bytes" || b.name == "kv_cache_k_bytes";
+    if (b.name == "capacity_bytes") capacity = &b.value;
+    if (b.name == "usable_bytes") usable = &b.value;
+    if (b.name == "gpu_memory_utilization") share = &b.value;
+    if (b.name == "kv_cache_tokens") tokens = &b.value;
+    if (BudgetPart(b.name) && b.value.type == FactType::kSize) AddSaturating(b.value.integer, &parts);
+  }
+  std::vector<std::string> said;
+  if (capacity && usable && capacity->integer >= usable->integer) {
+    said.push_back(FormatSize(capacity->integer - usable->integer) + " of the " +
+                   FormatSize(capacity->integer) + " device is outside the engine's share" +
+                   (share ? " (gpu_memory_utilization " + share->text + ")" : ""));
+  }
+  if (usable && parts > 0 && kv_cache) {
+    said.push_back(parts >= usable->integer
+                       ? "its parts fill the " + FormatSize(usable->integer) + " share"
+                       : FormatSize(usable->integer - parts) + " of the " + FormatSize(usable->integer) +
+                             " share is planned for nothing the log names");
+  }
+  if (tokens) said.push_back("the KV cache holds " + tokens->text + " tokens");
+  std::string text;
+  for (const auto& s : said) text += (text.empty() ? "" : "; ") + s;
+  return text;
+}
+
 std::string PhaseText(const Phase& phase) {
   if (phase.Name() == "unknown") return "";
   std::string text = phase.name + ": ";

@@ -32,6 +32,11 @@ std::string AftermathText(const Aftermath& after, bool any_went_on);
 /// 71.27G (serve.log:3-4)": the budget its input printed before it; empty when none. Raw.
 std::string BudgetText(const std::vector<BudgetEntry>& budget);
 
+/// "1.58G of the 79.19G device is outside the engine's share (gpu_memory_utilization
+/// 0.98); its parts fill 77.61G of the 77.61G share; the KV cache holds 491,520 tokens":
+/// what the budget leaves, from its own figures; empty when they say nothing of it. Raw.
+std::string HeadroomText(const std::vector<BudgetEntry>& budget);
+
 /// The parts of a budget that hold memory (weights, activations, KV cache, a
 /// program's arguments and temporaries ...), as opposed to its totals and shares.
 bool BudgetPart(const std::string& name);

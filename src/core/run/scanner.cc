@@ -266,6 +266,7 @@ Report Scanner::Finish() {
   AttachSeries(series, &s.report.incidents);
   s.history.Attach(&s.report.incidents);
   s.budget.Attach(&s.report.incidents);
+  s.report.budgets = s.budget.PerInput();
   for (auto& growth : GrowthCandidates(series, s.report.incidents)) {
     if (Explained(RuleDataOf(s.rules), s.options.chip, &growth))
       s.report.incidents.push_back(std::move(growth));

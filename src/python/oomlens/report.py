@@ -160,6 +160,8 @@ class Report:
         # Memory held, from allocators' records that joined no incident (a JAX device
         # memory profile, a PyTorch snapshot with no OOM in its trace): not OOMs.
         self.memory_records = [Incident.from_json(i) for i in self.json.get("memory_records", [])]
+        # The memory budget each input printed, failed or not: [{input, budget: [...]}].
+        self.budgets: List[Dict[str, Any]] = list(self.json.get("budgets", []))
         self.problems = [Problem(p["severity"], p["where"], p["message"], p.get("help", ""))
                          for p in self.json["problems"]]
         self.read_all = read_all and all(i.ok for i in self.inputs)

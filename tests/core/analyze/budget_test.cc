@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 
 #include "oomlens/render.h"
@@ -86,6 +87,37 @@ TEST_F(BudgetTest, TheBudgetGoesThroughJsonAndBack) {
     EXPECT_EQ(a.value.integer, b.value.integer);
     EXPECT_EQ(a.source.line, b.source.line);
   }
+}
+
+// A run that did not fail has its budget too (--headroom, the JSON's budgets), and a
+// second start-up's total starts the budget over.
+TEST_F(BudgetTest, AHealthyStartUpShowsItsHeadroom) {
+  std::string two_runs =
+      std::string(kLedger) + "INFO engine stopped\n" +
+      "INFO 03-21 21:00:00 [worker.py:267] the current vLLM instance can use total_gpu_memory "
+      "(79.19GiB) x gpu_memory_utilization (0.95) = 75.23GiB\n";
+  Report report = Scan(two_runs);
+  EXPECT_TRUE(report.incidents.empty());
+  ASSERT_EQ(report.budgets.size(), 1u);
+  const InputBudget& budget = report.budgets[0];
+  EXPECT_EQ(budget.input, "t.log");
+  ASSERT_EQ(budget.entries.size(), 3u) << "the second start-up's figures only";
+  RenderOptions options;
+  options.headroom = true;
+  std::ostringstream text;
+  RenderText(report, options, text);
+  EXPECT_NE(text.str().find("headroom  3.96G of the 79.19G device is outside the engine's share "
+                            "(gpu_memory_utilization 0.95)"),
+            std::string::npos)
+      << text.str();
+  Report back = ThroughJson(report);
+  ASSERT_EQ(back.budgets.size(), 1u);
+  EXPECT_EQ(back.budgets[0].entries.size(), 3u);
+
+  Report first = Scan(kLedger);  // a whole ledger: its parts fill the share
+  std::ostringstream one;
+  RenderText(first, options, one);
+  EXPECT_NE(one.str().find("its parts fill the 71.27G share"), std::string::npos) << one.str();
 }
 
 }  // namespace
