@@ -29,6 +29,9 @@ struct FactInfo {
   FactType type;
   bool derived;  ///< computed by oomlens, never read from a log
   std::string description;
+  /// A size that may be below zero as printed (free minus request); every other
+  /// size read from a log is an amount of memory, and a negative one is refused.
+  bool signed_size = false;
 };
 
 /// Every fact signatures may capture and rules may test, sorted by name.

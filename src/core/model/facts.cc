@@ -26,7 +26,7 @@ std::vector<FactInfo> BuildRegistry() {
       {"used_bytes", T::kSize, false, "memory in use (allocated) when it failed"},
       {"exceeded_by_bytes", T::kSize, false, "how far usage exceeded the limit"},
       {"top_of_memory_reserved_bytes", T::kSize, false, "HBM reserved at the top (XRT breakdown)"},
-      {"available_after_request_bytes", T::kSize, false, "free minus request (negative: short)"},
+      {"available_after_request_bytes", T::kSize, false, "free minus request (negative: short)", true},
       {"total_usage_bytes", T::kSize, false, "'Total hbm usage >= N'"},
       {"program_bytes", T::kSize, false, "memory the program itself needs"},
       {"arguments_bytes", T::kSize, false, "program arguments held in memory"},
@@ -292,6 +292,11 @@ bool MakeFact(const FactInfo& info, std::string_view text, FactValue* value, std
     case FactType::kSize: {
       auto size = ParseSize(text, error, decimal_units);
       if (!size) return false;
+      if (size->bytes < 0 && !info.derived && !info.signed_size) {  // "There are -7.00E free"
+        *error = "'" + std::string(text) + "' is a negative amount of memory: " + info.name +
+                 " cannot be below 0, so it is not read";
+        return false;
+      }
       value->integer = size->bytes;
       value->number = static_cast<double>(size->bytes);
       value->tolerance = size->tolerance;

@@ -20,5 +20,20 @@ TEST(CountFacts, ThousandsCommasReadOnlyWhenTheyGroupThousands) {
     EXPECT_FALSE(MakeFact(tokens, bad, &v, &error)) << bad;
 }
 
+// A size a log prints is an amount of memory: "There are -7.00E free" is refused
+// (attack review W10), not read into "exceeds what is free by only -200%". A size
+// printed as a difference (free minus request) and a derived one may be negative.
+TEST(SizeFacts, ANegativeAmountOfMemoryIsRefused) {
+  FactValue v;
+  std::string error;
+  EXPECT_FALSE(MakeFact(*FindFact("free_bytes"), "-7.00E", &v, &error));
+  EXPECT_NE(error.find("negative amount of memory"), std::string::npos) << error;
+  EXPECT_FALSE(MakeFact(*FindFact("requested_bytes"), "-1 bytes", &v, &error));
+  ASSERT_TRUE(MakeFact(*FindFact("available_after_request_bytes"), "-2.55G", &v, &error)) << error;
+  EXPECT_LT(v.integer, 0);
+  ASSERT_TRUE(MakeFact(*FindFact("series_growth_bytes"), "-1.00G", &v, &error)) << error;
+  ASSERT_TRUE(MakeFact(*FindFact("free_bytes"), "0B", &v, &error)) << error;
+}
+
 }  // namespace
 }  // namespace oomlens
