@@ -317,14 +317,14 @@ class Parser {
       size_t arg_pos = pos_;
       std::string phase = Identifier();
       bool known = false;
-      for (const char* name : Phase::kNames) known = known || phase == name;
+      std::string names;  // Phase::kNames, for the message
+      for (const char* name : Phase::kNames) {
+        known = known || phase == name;
+        names += (names.empty() ? "" : ", ") + std::string(name);
+      }
       if (!known) {
         pos_ = arg_pos;
-        Fail(
-            "phase() needs phase names (load, compile, warmup, step, eval, checkpoint, graph_capture, "
-            "kv_cache, "
-            "unknown), got '" +
-            phase + "'");
+        Fail("phase() needs phase names (" + names + "), got '" + phase + "'");
         return nullptr;
       }
       node->phases.push_back(phase);
