@@ -118,6 +118,8 @@ std::vector<FactInfo> BuildRegistry() {
       {"kv_cache_bytes", T::kSize, false, "memory the engine gives its KV cache"},
       {"kv_cache_k_bytes", T::kSize, false, "the K half of a KV cache (SGLang)"},
       {"kv_cache_v_bytes", T::kSize, false, "the V half of a KV cache (SGLang)"},
+      {"free_after_kv_cache_bytes", T::kSize, false,
+       "free once the KV cache is allocated, what activations and CUDA graphs share (SGLang)"},
       {"usable_bytes", T::kSize, false,
        "what the engine may use: the device's memory x gpu_memory_utilization"},
       {"gpu_memory_utilization", T::kRatio, false, "the share of the device a serving engine may use"},

@@ -175,7 +175,7 @@ std::string BudgetBar(const std::vector<BudgetEntry>& budget) {
   double parts = 0, whole = 0;
   for (const auto& b : budget) {
     if (b.value.type != FactType::kSize || b.value.integer <= 0) continue;
-    if (BudgetPart(b.name)) parts += static_cast<double>(b.value.integer);
+    if (BudgetPart(budget, b.name)) parts += static_cast<double>(b.value.integer);
     if (b.name == "usable_bytes" || (b.name == "capacity_bytes" && whole == 0))
       whole = static_cast<double>(b.value.integer);
   }
@@ -187,7 +187,7 @@ std::string BudgetBar(const std::vector<BudgetEntry>& budget) {
   double x = 0;
   size_t color = 0;
   for (const auto& b : budget) {
-    if (!BudgetPart(b.name) || b.value.type != FactType::kSize || b.value.integer <= 0) continue;
+    if (!BudgetPart(budget, b.name) || b.value.type != FactType::kSize || b.value.integer <= 0) continue;
     double w = width * static_cast<double>(b.value.integer) / scale;
     svg << "<rect x='" << x << "' y='0' width='" << w << "' height='18' fill='" << kColors[color++ % 8]
         << "'><title>" << HtmlEscape(FactLabel(b.name) + " " + FormatSize(b.value.integer))

@@ -92,11 +92,15 @@ std::string VerdictRead(const Report& report) {
   return out;
 }
 
-bool BudgetPart(const std::string& name) {
+bool BudgetPart(const std::vector<BudgetEntry>& budget, const std::string& name) {
   static const char* const kParts[] = {
       "weights_bytes",    "non_torch_bytes",  "activation_peak_bytes", "kv_cache_bytes",
       "kv_cache_k_bytes", "kv_cache_v_bytes", "generated_code_bytes",  "arguments_bytes",
       "output_bytes",     "temp_bytes"};
+  // SGLang prints the KV cache's share and then its two halves: the halves are the parts.
+  if (name == "kv_cache_bytes")
+    return std::none_of(budget.begin(), budget.end(),
+                        [](const BudgetEntry& b) { return b.name == "kv_cache_k_bytes"; });
   for (const char* part : kParts) {
     if (name == part) return true;
   }
@@ -119,7 +123,8 @@ std::string BudgetText(const std::vector<BudgetEntry>& budget) {
 }
 
 std::string HeadroomText(const std::vector<BudgetEntry>& budget) {
-  const FactValue *capacity = nullptr, *usable = nullptr, *share = nullptr, *tokens = nullptr;
+  const FactValue *capacity = nullptr, *usable = nullptr, *share = nullptr, *tokens = nullptr,
+                  *left = nullptr;
   int64_t parts = 0;
   bool kv_cache = false;  // the ledger names what takes the rest: its parts are all there
   for (const auto& b : budget) {
@@ -128,7 +133,8 @@ std::string HeadroomText(const std::vector<BudgetEntry>& budget) {
     if (b.name == "usable_bytes") usable = &b.value;
     if (b.name == "gpu_memory_utilization") share = &b.value;
     if (b.name == "kv_cache_tokens") tokens = &b.value;
-    if (BudgetPart(b.name) && b.value.type == FactType::kSize) AddSaturating(b.value.integer, &parts);
+    if (b.name == "free_after_kv_cache_bytes") left = &b.value;
+    if (BudgetPart(budget, b.name) && b.value.type == FactType::kSize) AddSaturating(b.value.integer, &parts);
   }
   std::vector<std::string> said;
   if (capacity && usable && capacity->integer >= usable->integer) {
@@ -143,6 +149,7 @@ std::string HeadroomText(const std::vector<BudgetEntry>& budget) {
                              " share is planned for nothing the log names");
   }
   if (tokens) said.push_back("the KV cache holds " + tokens->text + " tokens");
+  if (left) said.push_back(FormatSize(left->integer) + " was free after it, for activations and CUDA graphs");
   std::string text;
   for (const auto& s : said) text += (text.empty() ? "" : "; ") + s;
   return text;

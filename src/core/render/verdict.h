@@ -39,7 +39,8 @@ std::string HeadroomText(const std::vector<BudgetEntry>& budget);
 
 /// The parts of a budget that hold memory (weights, activations, KV cache, a
 /// program's arguments and temporaries ...), as opposed to its totals and shares.
-bool BudgetPart(const std::string& name);
+/// The KV cache's share is a part only where the budget lacks its K and V halves.
+bool BudgetPart(const std::vector<BudgetEntry>& budget, const std::string& name);
 
 /// "eval: train.log:37: File \"trainer.py\", line 3680, in evaluation_loop", "compile:
 /// its message family (tpu_compile_hbm)"; empty when the phase is unknown. Raw.

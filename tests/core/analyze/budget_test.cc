@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
+#include "core/render/verdict.h"
 #include "oomlens/render.h"
 #include "tests/core/scan_fixture.h"
 
@@ -118,6 +121,34 @@ TEST_F(BudgetTest, AHealthyStartUpShowsItsHeadroom) {
   std::ostringstream one;
   RenderText(first, options, one);
   EXPECT_NE(one.str().find("its parts fill the 71.27G share"), std::string::npos) << one.str();
+}
+
+// SGLang's start-up as a real log printed it (ktransformers#1757, in testdata): the
+// KV cache's share once, its halves as the parts, and what the pool left free.
+TEST_F(BudgetTest, AnSglangStartUpGivesItsKvCacheAndWhatWasLeftFree) {
+  std::ifstream in(std::string(OOMLENS_SOURCE_DIR) +
+                   "/testdata/logs/budget/sglang_startup_minimax_healthy_ktransformers1757.log");
+  Report report = Scan(std::string(std::istreambuf_iterator<char>(in), {}));
+  EXPECT_TRUE(report.incidents.empty());
+  ASSERT_EQ(report.budgets.size(), 1u);
+  const std::vector<BudgetEntry>& budget = report.budgets[0].entries;
+  auto gib = [&budget](const std::string& name) {
+    for (const auto& b : budget)
+      if (b.name == name) return static_cast<double>(b.value.integer) / (1LL << 30);
+    return -1.0;
+  };
+  EXPECT_NEAR(gib("available_bytes"), 24.30, 1e-6) << "after the weights, not after the pool";
+  EXPECT_NEAR(gib("kv_cache_bytes"), 5.45, 1e-6);
+  EXPECT_NEAR(gib("kv_cache_k_bytes"), 2.73, 1e-6);
+  EXPECT_NEAR(gib("free_after_kv_cache_bytes"), 18.64, 1e-6);
+  EXPECT_FALSE(BudgetPart(budget, "kv_cache_bytes")) << "its halves are the parts: counted once";
+  EXPECT_TRUE(BudgetPart(budget, "kv_cache_k_bytes"));
+  RenderOptions options;
+  options.headroom = true;
+  std::ostringstream text;
+  RenderText(report, options, text);
+  EXPECT_NE(text.str().find("18.64G was free after it, for activations and CUDA graphs"), std::string::npos)
+      << text.str();
 }
 
 }  // namespace
