@@ -140,6 +140,7 @@ void RenderGithub(const Report& report, const FailGate& gate, std::ostream& out)
     if (!i.diagnosis.advice.empty()) message += "\nFirst step: " + i.diagnosis.advice.front();
     if (i.after.went_on) message += "\n" + AftermathText(i.after, true);
     if (std::string phase = PhaseText(i.phase); !phase.empty()) message += "\nPhase: " + phase;
+    if (std::string budget = BudgetText(i.budget); !budget.empty()) message += "\nBudget: " + budget;
     out << Annotation(gate.Fails(i), title, i.first, message);
   }
   if (individual == n) return;

@@ -86,6 +86,8 @@ ojson AftermathJson(const Aftermath& a) {
   return j;
 }
 
+}  // namespace
+
 // A budget's figures: bytes for sizes, value for counts and shares, as printed, where.
 ojson BudgetJson(const std::vector<BudgetEntry>& budget) {
   ojson out = ojson::array();
@@ -99,8 +101,6 @@ ojson BudgetJson(const std::vector<BudgetEntry>& budget) {
   }
   return out;
 }
-
-}  // namespace
 
 ojson IncidentJson(const Incident& i) {
   const Diagnosis& d = i.diagnosis;

@@ -5,12 +5,17 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "oomlens/report.h"
 
 namespace oomlens {
 
 nlohmann::ordered_json IncidentJson(const Incident& incident);
+
+/// A budget's figures as the JSON's `budget` holds them: name, bytes (sizes) or
+/// value (counts, shares), the text printed and where.
+nlohmann::ordered_json BudgetJson(const std::vector<BudgetEntry>& budget);
 
 /// A stable fingerprint of an incident: the same failure on a later run (other
 /// file names, other line numbers, other replicas) gives the same value.

@@ -94,7 +94,8 @@ void RenderSarif(const Report& report, const FailGate& gate, std::ostream& out) 
                          {"occurrences", i.occurrences},
                          {"confidence", d.best.confidence},
                          {"endedJob", i.after.ended_job()},
-                         {"phase", i.phase.Name()}}}});
+                         {"phase", i.phase.Name()},
+                         {"budget", BudgetJson(i.budget)}}}});
   }
   ojson doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
                {"version", "2.1.0"},
@@ -126,6 +127,10 @@ void RenderGitlab(const Report& report, const FailGate& gate, std::ostream& out)
     std::string description =
         (i.code.empty() ? i.kind : i.code) + " " + i.diagnosis.best.cause + ": " + i.diagnosis.summary;
     if (i.after.went_on) description += " (" + AftermathText(i.after, true) + ")";
+    // Code Climate's content.body (markdown): GitLab shows it in the issue's details
+    std::string body;
+    if (std::string phase = PhaseText(i.phase); !phase.empty()) body += "Phase: " + phase + "\n\n";
+    if (std::string budget = BudgetText(i.budget); !budget.empty()) body += "Budget: " + budget + "\n\n";
     issues.push_back(
         {{"description", description},
          {"check_name", i.diagnosis.best.rule.empty() ? i.diagnosis.best.cause : i.diagnosis.best.rule},
@@ -133,6 +138,7 @@ void RenderGitlab(const Report& report, const FailGate& gate, std::ostream& out)
          {"severity", GitlabSeverity(i, gate)},
          {"location",
           {{"path", Uri(i.first.input)}, {"lines", {{"begin", std::max<uint64_t>(1, i.first.line)}}}}}});
+    if (!body.empty()) issues.back()["content"] = {{"body", body}};
   }
   out << Dump(issues, 2) << "\n";
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
@@ -90,6 +91,26 @@ TEST_F(BudgetTest, TheBudgetGoesThroughJsonAndBack) {
     EXPECT_EQ(a.value.integer, b.value.integer);
     EXPECT_EQ(a.source.line, b.source.line);
   }
+}
+
+// CI formats carry the budget too: SARIF as a property (the JSON's entries), GitLab
+// in the body beside the phase, GitHub in the annotation.
+TEST_F(BudgetTest, CiFormatsCarryTheBudget) {
+  Report report = Scan(std::string(kLedger) + kTooLong);
+  FailGate gate;
+  std::ostringstream sarif, gitlab, github;
+  RenderSarif(report, gate, sarif);
+  RenderGitlab(report, gate, gitlab);
+  RenderGithub(report, gate, github);
+  auto budget = nlohmann::json::parse(sarif.str())["runs"][0]["results"][0]["properties"]["budget"];
+  ASSERT_EQ(budget.size(), 7u);
+  EXPECT_EQ(budget[6]["name"], "kv_cache_bytes");
+  EXPECT_EQ(budget[6]["bytes"], static_cast<int64_t>(56.18 * (1LL << 30)));
+  EXPECT_EQ(budget[6]["source"]["line"], 2);
+  std::string body = nlohmann::json::parse(gitlab.str())[0]["content"]["body"];
+  EXPECT_NE(body.find("Phase: kv_cache"), std::string::npos) << body;
+  EXPECT_NE(body.find("Budget: capacity 79.19G"), std::string::npos) << body;
+  EXPECT_NE(github.str().find("%0ABudget: capacity 79.19G"), std::string::npos) << github.str();
 }
 
 // A run that did not fail has its budget too (--headroom, the JSON's budgets), and a
