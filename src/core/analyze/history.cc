@@ -14,6 +14,8 @@ constexpr uint64_t kMinWorkToGoOn = 2;    // work lines after an OOM that show t
 constexpr size_t kRecentSignsKept = 64;   // per stream: signs of phase (a traceback's frames, a step line)
 constexpr uint64_t kPhaseWindow = 500;    // lines: a sign of phase further before an OOM does not decide it
 constexpr size_t kMaxSignText = 160;      // bytes of the line kept as the phase's evidence
+constexpr uint64_t kLateWindow = 200;     // lines: a traceback printed after its message ends within them
+constexpr size_t kMaxLater = 10000;       // events waiting for a sign after them
 
 void Record(uint64_t line, std::vector<uint64_t>* lines, uint64_t* count, uint64_t* first) {
   if (*count == 0) *first = line;
@@ -61,7 +63,7 @@ void HistoryCollector::Work::Add(const Figure& figure) {
 
 // A step line ends any phase a line before it showed (training went on); a phase line starts one.
 void HistoryCollector::Work::AddSign(const Figure& figure) {
-  Sign sign{figure.line, std::string(figure.phase), ""};
+  Sign sign{figure.line, std::string(figure.phase), "", figure.activity == "frame"};
   if (!sign.phase.empty()) {
     std::string_view text = figure.message.empty() ? figure.title : figure.message;
     sign.text = std::string(text.substr(0, kMaxSignText));
@@ -106,7 +108,42 @@ HistoryCollector::Work* HistoryCollector::HostWork(const Figure& figure) {
   return it != host_work_.end() ? &it->second : nullptr;
 }
 
+// The innermost frame printed after where (the last) before any other sign, within window.
+const HistoryCollector::Work::Sign* HistoryCollector::Work::SignAfter(const Location& where,
+                                                                      uint64_t window) const {
+  const Sign* last = nullptr;
+  for (const auto& sign : signs) {
+    if (sign.line <= where.line) continue;
+    if (!sign.frame || sign.line - where.line > window) break;
+    last = &sign;
+  }
+  return last;
+}
+
+void HistoryCollector::Place(int input, const Location& where, const std::string& phase,
+                             std::string_view text, uint64_t line) {
+  auto key = std::make_pair(input, where.line);
+  if (placed_.size() >= kMaxLater && placed_.find(key) == placed_.end()) return;
+  placed_[key] = Phase{phase, "after it: " + std::string(text), Location{where.input, line}};
+}
+
+// A traceback frame after the open event of its stream places it (the innermost,
+// the last, wins). A step line, a line showing a phase (the job went on to it) or a
+// frame too far below closes it.
+void HistoryCollector::SignAfter(const Figure& figure) {
+  auto open = open_.find({figure.input_index, std::string(figure.host)});
+  if (open == open_.end() || figure.line <= open->second.line) return;
+  if (figure.activity != "frame" || figure.line - open->second.line > kLateWindow) {
+    open_.erase(open);
+    return;
+  }
+  std::string_view text = figure.message.empty() ? figure.title : figure.message;
+  std::string kept = std::string(text.substr(0, kMaxSignText)) + (text.size() > kMaxSignText ? "..." : "");
+  Place(figure.input_index, open->second, std::string(figure.phase), kept, figure.line);
+}
+
 void HistoryCollector::Add(const Figure& figure) {
+  if (!open_.empty() && (!figure.phase.empty() || figure.activity == "step")) SignAfter(figure);
   if (!figure.phase.empty()) {  // a sign of phase (a budget line may be one too)
     work_[figure.input_index].AddSign(figure);
     if (Work* host = figure.host.empty() ? nullptr : HostWork(figure)) host->AddSign(figure);
@@ -146,7 +183,7 @@ void HistoryCollector::Attach(std::vector<Incident>* incidents) const {
   }
 }
 
-void HistoryCollector::Mark(Event* event) const {
+void HistoryCollector::Mark(Event* event) {
   auto all = work_.find(event->input_index);
   if (all != work_.end()) event->seen_in_input = all->second.Before(event->where.line);
   auto stream = host_work_.find({event->input_index, event->host});
@@ -155,6 +192,16 @@ void HistoryCollector::Mark(Event* event) const {
   if (!event->phase.name.empty()) return;  // its family's phase
   bool by_host = stream != host_work_.end() && stream->second.PhaseBefore(event->where, &event->phase);
   if (!by_host && all != work_.end()) all->second.PhaseBefore(event->where, &event->phase);
+  std::pair<int, std::string> key{event->input_index, event->host};
+  open_.erase(key);  // the stream's next event closes the one before
+  if (!event->phase.name.empty()) return;
+  // the message's own lines below it were read before it was sent: their signs first
+  const Work* own = stream != host_work_.end() ? &stream->second
+                    : all != work_.end()       ? &all->second
+                                               : nullptr;
+  if (const Work::Sign* sign = own ? own->SignAfter(event->where, kLateWindow) : nullptr)
+    Place(event->input_index, event->where, sign->phase, sign->text, sign->line);
+  if (open_.size() < kMaxHostStreams) open_.emplace(std::move(key), event->where);
 }
 
 namespace {
@@ -219,9 +266,11 @@ Phase CountedPhase(const Incident& incident) {
 
 }  // namespace
 
-void HistoryCollector::AttachPhase(std::vector<Incident>* incidents) {
+void HistoryCollector::AttachPhase(std::vector<Incident>* incidents) const {
   for (auto& incident : *incidents) {
     Phase& phase = incident.phase;
+    auto placed = placed_.find({incident.first_input_index, incident.first.line});
+    if (phase.name.empty() && placed != placed_.end()) phase = placed->second;
     if (phase.name.empty()) {
       phase = CountedPhase(incident);
     } else if (phase.name == "step" && incident.history.steps == 0 &&

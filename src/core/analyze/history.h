@@ -7,6 +7,7 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -25,15 +26,18 @@ class HistoryCollector {
   void Add(const Figure& figure);
   /// Fills incident->history for each incident from what came before it in its input.
   void Attach(std::vector<Incident>* incidents) const;
-  /// Notes in event the work lines its input and its host had shown before it.
-  void Mark(Event* event) const;
+  /// Notes in event the work lines its input and its host had shown before it, and
+  /// its phase from the signs before it; one with none waits for the signs after it.
+  void Mark(Event* event);
   /// Fills incident->after for each incident from the work lines after its last
   /// occurrence: in its host's stream when that stream printed any, else in its input.
   void AttachAftermath(std::vector<Incident>* incidents) const;
   /// Decides incident->phase where neither its family nor a sign of phase before
-  /// it did (Mark): from the steps and compiles counted before and after it.
-  /// Call after Attach and AttachAftermath.
-  static void AttachPhase(std::vector<Incident>* incidents);
+  /// it did (Mark): from the signs its own traceback printed after the message
+  /// (TensorFlow's "defined at" frames, a traceback after a log line), else from
+  /// the steps and compiles counted before and after it. Call after Attach and
+  /// AttachAftermath.
+  void AttachPhase(std::vector<Incident>* incidents) const;
 
  private:
   // The work lines (completed steps, compiles) of one stream: counts exact,
@@ -42,19 +46,30 @@ class HistoryCollector {
     uint64_t work = 0, steps = 0, last_line = 0;
     double last_seconds = -1;
     std::deque<std::pair<uint64_t, bool>> recent;  // (line, a step)
-    // Lines that show a phase (activity "phase") and step lines (phase ""), the last few.
+    // Lines that show a phase (activity "phase" or "frame") and step lines (phase ""), the last few.
     struct Sign {
       uint64_t line = 0;
       std::string phase, text;
+      bool frame = false;  // a traceback's frame: it may be printed below its message
     };
     std::deque<Sign> signs;
     void Add(const Figure& figure);
     void AddSign(const Figure& figure);
     Aftermath::Mark Before(uint64_t line) const;
     bool PhaseBefore(const Location& where, Phase* phase) const;
+    const Sign* SignAfter(const Location& where, uint64_t window) const;
   };
 
   Work* HostWork(const Figure& figure);
+
+  // An event that no sign before it placed waits, open, in its stream: the signs
+  // right after it (its own traceback, printed below the message) place it, until a
+  // step line, the stream's next event or kLateWindow lines close it.
+  void SignAfter(const Figure& figure);
+  void Place(int input, const Location& where, const std::string& phase, std::string_view text,
+             uint64_t line);
+  std::map<std::pair<int, std::string>, Location> open_;  // (input, host) -> the waiting event
+  std::map<std::pair<int, uint64_t>, Phase> placed_;      // (input, line) -> its phase, kMaxLater
 
   struct Lines {
     uint64_t count = 0, first = 0;  // kept per line, bounded: see Add

@@ -20,8 +20,8 @@ struct Figure {
   std::string_view message;            ///< the line's message it was read from ("" when read ahead)
   bool series = false;                 ///< a memory figure (else a sign of activity)
   std::string_view title;              ///< the signature's title: names the series
-  std::string_view activity;           ///< "compile", "step", "phase" or empty
-  std::string_view phase;              ///< activity "phase": the phase the line shows (eval, checkpoint, ...)
+  std::string_view activity;           ///< "compile", "step", "phase", "frame", "budget" or empty
+  std::string_view phase;              ///< "phase", "frame": the phase the line shows (eval, checkpoint, ...)
   const std::string* input = nullptr;  ///< the input's name
   int input_index = 0;
   uint64_t line = 0;

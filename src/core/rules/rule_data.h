@@ -94,8 +94,8 @@ struct Signature {
   bool series = false;    // a memory figure: collected into series, no incident
   bool fragment = false;  // one sentence of a message: continues an open one of its kind
   double match = 1;       // how sure a match is that this family failed (structural: lower)
-  std::string activity;   // "compile" (facts: program), "step", "phase" or "budget": no incident
-  std::string phase;  // a failure of this family happens in this phase; activity "phase": the line shows it
+  std::string activity;   // "compile" (facts: program), "step", "phase", "frame" or "budget": no incident
+  std::string phase;  // a failure of this family happens in this phase; "phase"/"frame": the line shows it
   std::vector<Aggregate> aggregates;
   std::shared_ptr<re2::RE2> reject;  // a message matching this is a known non-failure
   std::vector<KindRefinement> kind_when;

@@ -167,10 +167,11 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
   StringList(j, "joins", ptr, &sig->joins);
   String(j, "activity", ptr, false, &sig->activity);
   if (!sig->activity.empty() && sig->activity != "compile" && sig->activity != "step" &&
-      sig->activity != "phase" && sig->activity != "budget") {
-    Error(ptr + "/activity", "'activity' must be \"compile\", \"step\", \"phase\" or \"budget\"",
+      sig->activity != "phase" && sig->activity != "frame" && sig->activity != "budget") {
+    Error(ptr + "/activity", "'activity' must be \"compile\", \"step\", \"phase\", \"frame\" or \"budget\"",
           "compile: a line naming a program being compiled (fact program); step: a completed step; phase: a "
-          "line that shows the job's phase (with \"phase\"); budget: figures of a memory budget");
+          "line that shows the job's phase (with \"phase\"); frame: a traceback frame that shows it (with "
+          "\"phase\"); budget: figures of a memory budget");
   }
   LoadPhase(j, ptr, sig);
   Bool(j, "fragment", ptr,
@@ -228,12 +229,13 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
 // ReadUnitSuffix).
 // A family's phase (its failures happen then), or the phase an activity line shows.
 void DocLoader::LoadPhase(const json& j, const std::string& ptr, Signature* sig) {
-  String(j, "phase", ptr, sig->activity == "phase", &sig->phase);
+  bool sign = sig->activity == "phase" || sig->activity == "frame";
+  String(j, "phase", ptr, sign, &sig->phase);
   if (!sig->phase.empty()) CheckPhases({sig->phase}, ptr + "/phase");
-  if (!sig->phase.empty() && !sig->activity.empty() && sig->activity != "phase" &&
-      sig->activity != "budget") {
+  if (!sig->phase.empty() && !sig->activity.empty() && !sign && sig->activity != "budget") {
     Error(ptr + "/phase",
-          "'phase' is for an OOM family or an activity \"phase\" line, not a " + sig->activity + " line",
+          "'phase' is for an OOM family or an activity \"phase\" or \"frame\" line, not a " + sig->activity +
+              " line",
           "remove \"phase\", or write \"activity\": \"phase\"");
   }
 }

@@ -272,7 +272,7 @@ Report Scanner::Finish() {
       s.report.incidents.push_back(std::move(growth));
   }
   s.history.AttachAftermath(&s.report.incidents);
-  HistoryCollector::AttachPhase(&s.report.incidents);
+  s.history.AttachPhase(&s.report.incidents);
   FinishReport(RuleDataOf(s.rules), s.options.chip, &s.report);
   s.CapProblems();
   if (s.dropped_problems > 0) {

@@ -56,6 +56,42 @@ TEST_F(PhaseTest, TheInnermostFrameThatNamesAPhaseDecides) {
   EXPECT_NE(phase.evidence.find("in evaluation_loop"), std::string::npos) << phase.evidence;
 }
 
+// TensorFlow prints the op's Python frames below the message ("Detected at node ...
+// defined at"); a traceback may follow a logged error too. With no sign before the
+// OOM, the innermost frame below it decides, until the job shows it went on.
+TEST_F(PhaseTest, FramesPrintedBelowTheMessagePlaceIt) {
+  const std::string tf =
+      "tensorflow.python.framework.errors_impl.ResourceExhaustedError: Graph execution error:\n\n"
+      "Detected at node 'model/conv2d/Relu' defined at (most recent call last):\n";
+  const std::string oom =
+      "OOM when allocating tensor with shape[32,256,62,62] and type float on "
+      "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n";
+  Report below = Scan(oom + tf + Frame("fit") + Frame("evaluate") + Frame("call"));
+  ASSERT_EQ(below.incidents.size(), 1u);
+  EXPECT_EQ(below.incidents[0].phase.Name(), "eval");
+  EXPECT_EQ(below.incidents[0].phase.where.line, 7u) << "the evaluate frame";
+  EXPECT_EQ(below.incidents[0].phase.evidence.rfind("after it: ", 0), 0u)
+      << below.incidents[0].phase.evidence;
+
+  Report went_on = Scan(oom + "***** Running Evaluation *****\n" + Frame("evaluate"));
+  ASSERT_EQ(went_on.incidents.size(), 1u);
+  EXPECT_NE(went_on.incidents[0].phase.Name(), "eval") << "the job went on to evaluate: a later traceback";
+
+  Report stepped = Scan(oom + Steps(1) + Frame("evaluate"));
+  ASSERT_EQ(stepped.incidents.size(), 1u);
+  EXPECT_NE(stepped.incidents[0].phase.Name(), "eval") << "a step came between";
+
+  std::string far = oom;
+  for (int k = 0; k < 250; ++k) far += "INFO data loader warming up\n";
+  Report distant = Scan(far + Frame("evaluate"));
+  ASSERT_EQ(distant.incidents.size(), 1u);
+  EXPECT_NE(distant.incidents[0].phase.Name(), "eval") << "250 lines below: not its traceback";
+
+  Report before = Scan(Frame("training_step") + oom + Frame("evaluate"));
+  ASSERT_EQ(before.incidents.size(), 1u);
+  EXPECT_EQ(before.incidents[0].phase.Name(), "step") << "a frame above decides first";
+}
+
 TEST_F(PhaseTest, AnEvaluationOomIsNotFixedByASmallerTrainingBatch) {
   std::string eval = Steps(5) + "***** Running Evaluation *****\n  Num examples = 2000\n" + kTorchOom;
   std::string step = Steps(5) + kTorchOom;
