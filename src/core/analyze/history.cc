@@ -61,9 +61,11 @@ void HistoryCollector::Work::Add(const Figure& figure) {
   if (step) AddSign(figure);
 }
 
-// A step line ends any phase a line before it showed (training went on); a phase line starts one.
+// A step line ends any phase a line before it showed (training went on), and so does
+// a phase line of phase "unknown" (capture finished, the server is up); a phase line starts one.
 void HistoryCollector::Work::AddSign(const Figure& figure) {
   Sign sign{figure.line, std::string(figure.phase), "", figure.activity == "frame"};
+  if (sign.phase == "unknown") sign.phase.clear();  // the phase before it is over: as after a step
   if (!sign.phase.empty()) {
     std::string_view text = figure.message.empty() ? figure.title : figure.message;
     sign.text = std::string(text.substr(0, kMaxSignText));

@@ -231,7 +231,9 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
 void DocLoader::LoadPhase(const json& j, const std::string& ptr, Signature* sig) {
   bool sign = sig->activity == "phase" || sig->activity == "frame";
   String(j, "phase", ptr, sign, &sig->phase);
-  if (!sig->phase.empty()) CheckPhases({sig->phase}, ptr + "/phase");
+  // "unknown" on a phase line: it ends the phase a line before it showed
+  bool ends = sig->activity == "phase" && sig->phase == "unknown";
+  if (!sig->phase.empty() && !ends) CheckPhases({sig->phase}, ptr + "/phase");
   if (!sig->phase.empty() && !sig->activity.empty() && !sign && sig->activity != "budget") {
     Error(ptr + "/phase",
           "'phase' is for an OOM family or an activity \"phase\" or \"frame\" line, not a " + sig->activity +

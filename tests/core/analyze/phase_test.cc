@@ -153,6 +153,25 @@ TEST_F(PhaseTest, AStepFrameBeforeAnyCompletedStepIsTheWarmup) {
   EXPECT_NE(report.incidents[0].phase.evidence.find("in training_step"), std::string::npos);
 }
 
+// Once capture finished and the server is up, an OOM while serving is not a capture
+// OOM, however close below the capture line it comes.
+TEST_F(PhaseTest, APhaseIsOverWhenTheLogSaysSo) {
+  const std::string capture =
+      "INFO 08-19 07:51:12 model_runner.py:1024] Capturing the model for CUDA graphs.\n";
+  Report during = Scan(capture + kTorchOom);
+  ASSERT_EQ(during.incidents.size(), 1u);
+  EXPECT_EQ(during.incidents[0].phase.Name(), "graph_capture");
+  for (const char* over : {"INFO 08-19 07:51:38 model_runner.py:1225] Graph capturing finished in 26 secs.\n",
+                           "INFO:     Application startup complete.\n",
+                           "INFO 08-19 07:52:01 metrics.py:455] Avg prompt throughput: 0.0 tokens/s, Avg "
+                           "generation throughput: 31.2 tokens/s, Running: 1 reqs\n"}) {
+    Report serving = Scan(capture + over + kTorchOom);
+    ASSERT_EQ(serving.incidents.size(), 1u) << over;
+    EXPECT_EQ(serving.incidents[0].phase.Name(), "unknown") << over;
+    EXPECT_FALSE(AdviceSays(serving.incidents[0], "--enforce-eager")) << over;
+  }
+}
+
 TEST_F(PhaseTest, ThePhaseGoesThroughJsonAndBack) {
   std::string log = Steps(2) + "Capturing CUDA graph shapes:  45%|####5     | 30/67\n" + kTorchOom;
   Report report = Scan(log);
