@@ -50,6 +50,17 @@ void JsonLocator::SkipString() {
   ++pos_;  // closing quote
 }
 
+// Whether pointer is a duplicate found already or lies inside one (its members
+// repeat too: one error for the key is enough).
+bool JsonLocator::Within(const std::string& pointer) const {
+  for (const auto& [dup, at] : duplicates_) {
+    if (pointer.compare(0, dup.size(), dup) == 0 &&
+        (pointer.size() == dup.size() || pointer[dup.size()] == '/'))
+      return true;
+  }
+  return false;
+}
+
 void JsonLocator::Value(const std::string& pointer) {
   if (pos_ >= text_.size() || ++depth_ > 200) return;
   offsets_[pointer] = pos_;
@@ -64,7 +75,9 @@ void JsonLocator::Value(const std::string& pointer) {
       std::string child = pointer + "/" + std::to_string(index);
       if (object) {
         if (text_[pos_] != '"') break;
+        size_t key_at = pos_;
         child = pointer + "/" + PointerEscape(String());
+        if (offsets_.count(child) && !Within(child)) duplicates_.emplace_back(child, key_at);
         SkipSpace();
         if (pos_ < text_.size() && text_[pos_] == ':') ++pos_;
         SkipSpace();

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace oomlens {
@@ -20,17 +21,22 @@ class JsonLocator {
   std::string Where(const std::string& pointer) const;
   /// "line:col" of a byte offset.
   std::string WhereOffset(size_t offset) const;
+  /// Pointers of members whose key their object already had ("/causes/3/fit"), at
+  /// the later one's offset, in the order found (a parser keeps only one of them).
+  const std::vector<std::pair<std::string, size_t>>& duplicates() const { return duplicates_; }
 
  private:
   void Value(const std::string& pointer);
   void SkipSpace();
   std::string String();
   void SkipString();
+  bool Within(const std::string& pointer) const;
 
   std::string_view text_;
   size_t pos_ = 0;
   int depth_ = 0;
   std::map<std::string, size_t> offsets_;
+  std::vector<std::pair<std::string, size_t>> duplicates_;
   std::vector<size_t> line_starts_;  // offset of each line's first byte: WhereOffset is a binary search
 };
 

@@ -346,6 +346,13 @@ bool DocLoader::Load(RuleData* data) {
                                  "write numbers that fit a double (e.g. 1e300 at most)"});
     return false;
   }
+  for (const auto& [pointer, offset] : locator_.duplicates()) {
+    std::string key = pointer.substr(pointer.rfind('/') + 1);
+    problems_->push_back(Problem{Problem::Severity::kError, name_ + ":" + locator_.WhereOffset(offset),
+                                 pointer + ": the key '" + key + "' appears twice in one object",
+                                 "keep one '" + key + "': a JSON reader keeps only the last, silently"});
+  }
+  if (!locator_.duplicates().empty()) return false;
   if (!CheckKeys(doc, kTopKeys, "")) return false;
   auto version = doc.find("version");
   if (version == doc.end() || *version != 1) {

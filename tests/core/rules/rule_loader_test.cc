@@ -39,6 +39,24 @@ TEST(RuleLoader, ANumberTooLargeForADoubleIsAnErrorNotACrash) {
       << problems[0];
 }
 
+// A reader keeps the last of two equal keys, silently: a rule that lost its first
+// "advice" would load. One error per repeated key, at the repeat, even when the
+// repeated value is an object whose members repeat too.
+TEST(RuleLoader, AKeyWrittenTwiceInOneObjectIsAnError) {
+  auto problems = LoadProblems(
+      "{\"version\": 1,\n \"signatures\": [{\"id\": \"a\",\n  \"id\": \"b\"}],\n"
+      " \"x\": {\"k\": 1}, \"x\": {\"k\": 2}}");
+  ASSERT_EQ(problems.size(), 2u) << problems[0];
+  EXPECT_EQ(
+      problems[0],
+      "bad.json:3:3: /signatures/0/id: the key 'id' appears twice in one object (help: keep one 'id': a "
+      "JSON reader keeps only the last, silently)");
+  EXPECT_EQ(problems[1].substr(0, 47), "bad.json:4:17: /x: the key 'x' appears twice in");
+  for (const auto& p : LoadProblems("{\"version\": 1, \"signatures\": [{\"id\": \"a\"}, {\"id\": \"b\"}]}"))
+    EXPECT_EQ(p.find("appears twice"), std::string::npos)
+        << "the same key in two objects is no repeat: " << p;
+}
+
 TEST(RuleLoader, RejectsUnknownKeyListingAllowedKeys) {
   auto problems = LoadProblems("{\"version\": 1, \"signatures\": [\n  {\"id\": \"x\", \"strat\": \"y\"}]}");
   ASSERT_EQ(problems.size(), 1u);
