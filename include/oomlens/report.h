@@ -140,6 +140,10 @@ struct Diagnosis {
   std::vector<std::string> advice;           ///< what applies to this incident, the tip to try first first
   std::vector<Consideration> also_consider;  ///< tips that rank low here, with why
   std::string fit;  ///< what would fit (a batch share, a device count), with its assumption; may be empty
+  /// Estimates from the model's configuration the log printed (parameters x bytes per
+  /// parameter, the KV cache's bytes per token), each with its constants named: a
+  /// second line beside the budget's figures, never in place of them.
+  std::vector<std::string> formulas;
   std::vector<std::string> docs;
 };
 

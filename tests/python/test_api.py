@@ -59,6 +59,15 @@ def test_the_budget_printed_before_an_oom_is_the_incidents():
     assert incident.fit.startswith("gpu_memory_utilization 0.93 for the configured 29000 tokens")
 
 
+def test_the_models_figures_give_a_formula_beside_the_budget():
+    log = os.path.join(ROOT, "testdata", "logs", "budget", "hf_trainer_lora_config_then_oom_synthetic.log")
+    incident, = oomlens.scan([log]).incidents
+    assert incident.fact("parameter_count") == 8043892736 and incident.fact("model_dtype") == "bfloat16"
+    formula, = incident.formulas
+    assert formula.startswith("training state by formula: 8,030,261,248 frozen parameters x 2 bytes (bfloat16)")
+    assert "= 15.16G before activations" in formula
+
+
 def test_a_healthy_start_up_has_its_budget_in_the_report():
     log = os.path.join(ROOT, "testdata", "logs", "budget", "vllm_profiling_results_two_runs_healthy.log")
     report = oomlens.scan([log])

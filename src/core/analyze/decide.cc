@@ -77,6 +77,14 @@ void AddNotes(const std::vector<const CauseRule*>& notes, const FactLookup& fact
   }
 }
 
+// The deciding rule, then the notes: each gives at most one formula line.
+std::vector<const CauseRule*> FormulaRules(const CauseRule& best,
+                                           const std::vector<const CauseRule*>& notes) {
+  std::vector<const CauseRule*> rules = {&best};
+  rules.insert(rules.end(), notes.begin(), notes.end());
+  return rules;
+}
+
 // The notes whose kinds, phases and condition hold for the incident.
 std::vector<const CauseRule*> NotesFor(const RuleData& rules, const Incident& incident,
                                        const FactLookup& facts) {
@@ -159,6 +167,10 @@ void Decide(const RuleData& rules, Incident* incident) {
   }
   auto fit = d.fit.empty() ? RenderLines(best.fit, facts, true, true) : std::vector<std::string>{};
   if (!fit.empty()) d.fit = fit.front();
+  for (const CauseRule* rule : FormulaRules(best, notes)) {
+    auto formula = RenderLines(rule->formula, facts, true);
+    if (!formula.empty()) d.formulas.push_back(formula.front());
+  }
   d.docs = best.docs;
   for (const CauseRule* rule : notes) d.docs.insert(d.docs.end(), rule->docs.begin(), rule->docs.end());
   AddNotes(notes, facts, &d);

@@ -32,15 +32,19 @@ void Ratio(const Facts& facts, const char* a, const char* b, const char* name, F
   if (x && y && y->integer != 0) (*derived)[name] = RatioValue(x->number / y->number);
 }
 
-// Bytes per element of a dtype as frameworks print it; 0 when unknown.
-int DtypeBytes(const std::string& dtype) {
+// Bytes per element of a dtype as frameworks and configs print it ("bfloat16",
+// "torch.float16", "float8_e4m3fn"); 0 when unknown.
+int DtypeBytes(std::string dtype) {
+  std::transform(dtype.begin(), dtype.end(), dtype.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (dtype.rfind("torch.", 0) == 0 || dtype.rfind("jnp.", 0) == 0) dtype.erase(0, dtype.find('.') + 1);
   static const std::pair<const char*, int> kSizes[] = {
-      {"float", 4},    {"float32", 4}, {"f32", 4},   {"int32", 4},  {"uint32", 4}, {"s32", 4},
-      {"double", 8},   {"float64", 8}, {"int64", 8}, {"uint64", 8}, {"half", 2},   {"float16", 2},
-      {"bfloat16", 2}, {"bf16", 2},    {"f16", 2},   {"int16", 2},  {"int8", 1},   {"uint8", 1},
-      {"bool", 1},     {"qint8", 1},   {"quint8", 1}};
+      {"float", 4},   {"float32", 4}, {"f32", 4},      {"int32", 4}, {"uint32", 4}, {"s32", 4},
+      {"fp32", 4},    {"double", 8},  {"float64", 8},  {"int64", 8}, {"uint64", 8}, {"half", 2},
+      {"float16", 2}, {"fp16", 2},    {"bfloat16", 2}, {"bf16", 2},  {"f16", 2},    {"int16", 2},
+      {"int8", 1},    {"uint8", 1},   {"bool", 1},     {"qint8", 1}, {"quint8", 1}};
   for (const auto& [name, bytes] : kSizes)
     if (dtype == name) return bytes;
+  if (dtype.rfind("float8", 0) == 0 || dtype.rfind("fp8", 0) == 0) return 1;  // float8_e4m3fn, fp8_e5m2 ...
   return 0;
 }
 
@@ -138,6 +142,9 @@ void DeriveFacts(const std::string& chip, Incident* incident) {
   for (const auto& entry : incident->budget) {  // the budget printed before it, where its message is silent
     if (!FactIn(facts, entry.name) && !derived.count(entry.name)) derived[entry.name] = entry.value;
   }
+  const FactValue* dtype = FactIn(facts, "model_dtype");
+  if (!dtype) dtype = FactIn(derived, "model_dtype");  // from the config the log printed (its budget)
+  if (dtype && DtypeBytes(dtype->text) > 0) derived["dtype_bytes"] = SizeValue(DtypeBytes(dtype->text), 0);
   if (!chip.empty()) {
     facts.emplace("chip", TextValue(chip));
     auto capacity = ChipCapacity(chip);

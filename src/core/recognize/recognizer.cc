@@ -321,9 +321,10 @@ Event Recognizer::NewEvent(const Signature& sig, const LineContext& context, con
 // figure sink as a view: the one way figures travel, for scans and samples alike.
 void Recognizer::EmitFigure(const Signature& sig, const CleanLine& line, uint64_t number) {
   figure_facts_.Clear();
-  FigureReader::ReadFacts(sig, line.message.substr(0, kMaxMessageBytes), &figure_facts_);
+  std::string_view text = sig.indented ? line.display : line.message;  // where indentation tells nesting
+  FigureReader::ReadFacts(sig, text.substr(0, kMaxMessageBytes), &figure_facts_);
   double time_seconds = TimestampSeconds(line.context.timestamp).value_or(-1);
-  SendFigure(sig, figure_facts_, line.context.host, time_seconds, number, line.message);
+  SendFigure(sig, figure_facts_, line.context.host, time_seconds, number, text);
 }
 
 // Reports the values a figure line had that could not be read; true when the

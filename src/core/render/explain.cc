@@ -82,6 +82,13 @@ std::string MainDoc(const std::vector<const CauseRule*>& rules) {
   return counts.empty() ? "" : counts.front().first;
 }
 
+// "label: text (when ...)" for each line of a rule's "fit" or "formula".
+void ExplainLines(const char* label, const std::vector<TemplateLine>& lines, std::ostream& out) {
+  for (const auto& line : lines)
+    out << "    " << label << ": " << line.source << (line.when ? " (when " + line.when->source() + ")" : "")
+        << "\n";
+}
+
 // "- text", then what decides where it goes: "when ...; rank ...; basis ...; else: ...".
 void ExplainAdvice(const TemplateLine& advice, std::ostream& out) {
   out << "    - " << advice.source << "\n";
@@ -107,8 +114,8 @@ void ExplainRuleInDetail(const CauseRule& rule, std::ostream& out) {
       << "\n";
   if (!rule.summary.empty()) out << "    says: " << rule.summary.back().source << "\n";
   for (const auto& advice : rule.advice) ExplainAdvice(advice, out);
-  for (const auto& fit : rule.fit)
-    out << "    would fit: " << fit.source << (fit.when ? " (when " + fit.when->source() + ")" : "") << "\n";
+  ExplainLines("would fit", rule.fit, out);
+  ExplainLines("formula", rule.formula, out);
   for (const auto& doc : rule.docs) out << "    see " << doc << "\n";
 }
 

@@ -56,6 +56,7 @@ std::string Details(const Incident& i, size_t number) {
     out << "Phase: " << MarkdownCell(phase) << "\n\n";
   if (std::string budget = BudgetText(i.budget); !budget.empty())
     out << "Budget: " << MarkdownCell(budget) << "\n\n";
+  for (const auto& formula : i.diagnosis.formulas) out << "Formula: " << MarkdownCell(formula) << "\n\n";
   for (const auto& e : i.diagnosis.evidence) out << "- " << MarkdownCell(e) << "\n";
   if (!i.diagnosis.advice.empty()) out << "\n**Advice**\n\n";
   for (size_t k = 0; k < i.diagnosis.advice.size(); ++k)
@@ -141,6 +142,7 @@ void RenderGithub(const Report& report, const FailGate& gate, std::ostream& out)
     if (i.after.went_on) message += "\n" + AftermathText(i.after, true);
     if (std::string phase = PhaseText(i.phase); !phase.empty()) message += "\nPhase: " + phase;
     if (std::string budget = BudgetText(i.budget); !budget.empty()) message += "\nBudget: " + budget;
+    for (const auto& formula : i.diagnosis.formulas) message += "\nFormula: " + formula;
     out << Annotation(gate.Fails(i), title, i.first, message);
   }
   if (individual == n) return;

@@ -308,6 +308,8 @@ void RenderIncidentHtml(const Incident& i, size_t number, bool any_went_on, std:
     out << "<tr><th>phase</th><td>" << HtmlEscape(phase) << "</td></tr>\n";
   if (std::string budget = BudgetText(i.budget); !budget.empty())
     out << "<tr><th>budget</th><td>" << BudgetBar(i.budget) << "<br>" << HtmlEscape(budget) << "</td></tr>\n";
+  for (const auto& formula : i.diagnosis.formulas)
+    out << "<tr><th>formula</th><td class='muted'>" << HtmlEscape(formula) << "</td></tr>\n";
   for (const auto& record : i.records)
     out << "<tr><th>record</th><td>" << HtmlEscape(LocationText(record))
         << " (a record of the memory: its figures and listing)</td></tr>\n";

@@ -179,6 +179,7 @@ ojson IncidentJson(const Incident& i) {
   for (const auto& c : d.also_consider) also.push_back({{"advice", c.advice}, {"why", c.why}});
   j["also_consider"] = also;
   j["fit"] = d.fit;
+  j["formulas"] = d.formulas;
   j["docs"] = d.docs;
   j["rule"] = d.best.rule;
   j["alternatives"] = alternatives;

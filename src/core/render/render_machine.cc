@@ -95,7 +95,8 @@ void RenderSarif(const Report& report, const FailGate& gate, std::ostream& out) 
                          {"confidence", d.best.confidence},
                          {"endedJob", i.after.ended_job()},
                          {"phase", i.phase.Name()},
-                         {"budget", BudgetJson(i.budget)}}}});
+                         {"budget", BudgetJson(i.budget)},
+                         {"formulas", d.formulas}}}});
   }
   ojson doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
                {"version", "2.1.0"},
@@ -131,6 +132,7 @@ void RenderGitlab(const Report& report, const FailGate& gate, std::ostream& out)
     std::string body;
     if (std::string phase = PhaseText(i.phase); !phase.empty()) body += "Phase: " + phase + "\n\n";
     if (std::string budget = BudgetText(i.budget); !budget.empty()) body += "Budget: " + budget + "\n\n";
+    for (const auto& formula : i.diagnosis.formulas) body += "Formula: " + formula + "\n\n";
     issues.push_back(
         {{"description", description},
          {"check_name", i.diagnosis.best.rule.empty() ? i.diagnosis.best.cause : i.diagnosis.best.rule},

@@ -275,6 +275,7 @@ void RenderIncident(const Incident& i, size_t number, bool any_went_on, const St
   row("after     ", Printable(AftermathText(i.after, any_went_on)));
   row("phase     ", Printable(PhaseText(i.phase)));
   row("budget    ", Printable(BudgetText(i.budget)));
+  for (const auto& formula : d.formulas) row("formula   ", Printable(formula));
   row("facts     ", FactsLine(i.facts));
   row("memory    ", SeriesLine(i.series));
   if (!d.evidence.empty()) {

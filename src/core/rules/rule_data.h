@@ -93,6 +93,7 @@ struct Signature {
   bool listing() const { return !after.empty() || !before.empty(); }  // joins an event; no message itself
   bool series = false;    // a memory figure: collected into series, no incident
   bool fragment = false;  // one sentence of a message: continues an open one of its kind
+  bool indented = false;  // a figure's facts are read from its line as displayed: log prefix and indent kept
   double match = 1;       // how sure a match is that this family failed (structural: lower)
   std::string activity;   // "compile" (facts: program), "step", "phase", "frame" or "budget": no incident
   std::string phase;  // a failure of this family happens in this phase; "phase"/"frame": the line shows it
@@ -127,6 +128,8 @@ struct CauseRule {
   bool note = false;      // decides no cause: when it holds, its evidence and advice join any diagnosis
   std::vector<TemplateLine> summary, evidence, advice;
   std::vector<TemplateLine> fit;  // what would fit: the first that holds and renders
+  std::vector<TemplateLine>
+      formula;  // an estimate from the config's figures: the first that holds and renders
   std::vector<std::string> docs;
   std::vector<Sample> samples;
 };

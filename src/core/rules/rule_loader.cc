@@ -29,7 +29,7 @@ const std::set<std::string> kTopKeys = {"$schema",    "version", "description", 
                                         "signatures", "causes",  "meanings"};
 const std::set<std::string> kCauseKeys = {"id",       "cause",   "kinds",       "when",   "confidence",
                                           "fallback", "summary", "evidence",    "advice", "fit",
-                                          "docs",     "samples", "description", "note"};
+                                          "docs",     "samples", "description", "note",   "formula"};
 const std::set<std::string> kLineKeys = {"when", "text"};
 const std::set<std::string> kAdviceKeys = {"when", "text", "rank", "basis", "why_not"};
 
@@ -318,6 +318,7 @@ bool DocLoader::LoadCause(const json& j, const std::string& ptr, CauseRule* rule
   Lines(j, "evidence", ptr, &rule->evidence);
   Lines(j, "advice", ptr, &rule->advice);
   Lines(j, "fit", ptr, &rule->fit);
+  Lines(j, "formula", ptr, &rule->formula);
   if (!j.contains("summary") && !rule->note) Error(ptr, "missing 'summary'", "add \"summary\": \"...\"");
   Samples(j, ptr, &rule->samples);
   return problems_->size() == before;

@@ -15,7 +15,7 @@ const std::set<std::string> kSignatureKeys = {
     "id",        "kind",       "code",   "title",     "description", "priority",  "literals", "start",
     "complete",  "follow",     "facts",  "require",   "max_wrap",    "max_lines", "samples",  "items",
     "annotates", "aggregates", "reject", "kind_when", "after",       "before",    "series",   "activity",
-    "fragment",  "match",      "values", "joins",     "phase"};
+    "fragment",  "match",      "values", "joins",     "phase",       "indented"};
 const std::set<std::string> kAggregateKeys = {"pattern", "sum", "max", "count"};
 const std::set<std::string> kKindWhenKeys = {"pattern", "kind"};
 const std::set<std::string> kItemKeys = {"start", "each", "fields", "max_items"};
@@ -177,6 +177,12 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
   Bool(j, "fragment", ptr,
        "true: a sentence of a larger message, which continues an open message of its kind", &sig->fragment);
   Bool(j, "series", ptr, "true: each match is one memory figure of a series", &sig->series);
+  Bool(j, "indented", ptr,
+       "true: an activity's facts are read from its line with the log prefix and indentation kept",
+       &sig->indented);
+  if (sig->indented && sig->activity.empty() && !sig->series)
+    Error(ptr + "/indented", "'indented' applies to figures only (a signature with 'activity' or 'series')",
+          "remove it, or give the signature an 'activity'");
   if (!sig->joins.empty() && (sig->listing() || !sig->annotates.empty() || sig->series)) {
     Error(ptr + "/joins",
           "a memory record ('joins') is a message of its own, not a listing, annotation or figure",

@@ -8,7 +8,7 @@
 namespace oomlens {
 namespace {
 
-const char* const kFormats[] = {"", "size", "ratio", "pct", "share", "num", "int"};
+const char* const kFormats[] = {"", "size", "ratio", "pct", "share", "num", "int", "count"};
 
 std::string Number(double v) {
   char buf[64];
@@ -25,6 +25,14 @@ std::string Integer(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
+}
+
+// Digits with thousands separators ("6,738,415,616"); scientific notation as it is.
+std::string Grouped(std::string digits) {
+  if (digits.find_first_not_of("-0123456789") != std::string::npos) return digits;  // 1.2e+19
+  size_t first = digits[0] == '-' ? 1 : 0;
+  for (size_t at = digits.size(); at > first + 3; at -= 3) digits.insert(at - 3, ",");
+  return digits;
 }
 
 }  // namespace
@@ -48,6 +56,7 @@ std::string FormatValue(const Value& v, std::string_view format) {
     std::snprintf(buf, sizeof buf, std::fabs(p) >= 10 || p == 0 ? "%.0f%%" : "%.1f%%", p);
     return buf;
   }
+  if (format == "count") return Grouped(v.exact ? std::to_string(v.integer) : Integer(v.number));
   if (v.exact) return std::to_string(v.integer);  // as printed, all its digits
   if (format == "int") return Integer(v.number);
   return Number(v.number);

@@ -137,6 +137,12 @@ void SampleChecker::CheckSignature(const Signature& sig) {
     auto expect = s.json->find("expect");
     if (expect == s.json->end() || !expect->is_object()) continue;
     for (const auto& [name, want_json] : expect->items()) {
+      if (want_json.is_null()) {  // the line is the signature's, and this fact is not read from it
+        if (auto it = mine->facts.find(name); it != mine->facts.end())
+          Fail(s.where, "sample: " + name + " is '" + it->second.text + "', expected it absent (null)",
+               "narrow the fact pattern or the expectation");
+        continue;
+      }
       FactValue want;
       if (!ValueOf(s.where, name, want_json, &want)) continue;
       std::string got;

@@ -87,6 +87,9 @@ class Incident:
     # The memory budget its input printed before it: [{name, bytes or value, printed,
     # source: {input, line}}] (docs/json-output.md).
     budget: List[Dict[str, Any]] = field(default_factory=list)
+    # Estimates from the model's figures the log printed (parameters x bytes, the KV
+    # cache a token), each naming its constants; second to the budget's own figures.
+    formulas: List[str] = field(default_factory=list)
 
     @classmethod
     def from_json(cls, j: Dict[str, Any]) -> "Incident":
@@ -106,7 +109,7 @@ class Incident:
             record=j.get("record", False), records=[Location.from_json(r) for r in j.get("records", [])],
             ended_job=j.get("ended_job", True), after=dict(j.get("after") or {}),
             phase=(j.get("phase") or {}).get("name", "unknown"), phase_evidence=(j.get("phase") or {}).get("evidence", ""),
-            budget=list(j.get("budget") or []))
+            budget=list(j.get("budget") or []), formulas=list(j.get("formulas") or []))
 
     def fact(self, name: str, default: Any = None) -> Any:
         """A fact read from the log, else one oomlens derived, else default."""

@@ -172,5 +172,99 @@ TEST_F(BudgetTest, AnSglangStartUpGivesItsKvCacheAndWhatWasLeftFree) {
       << text.str();
 }
 
+// A compiled program's memory stats tie themselves to a failure by the byte: the
+// request that failed is its temporaries. What would fit then cuts only the
+// temporaries, since the arguments do not shrink with the batch.
+const char kCompiledStats[] =
+    "I1201 10:00:41.000000 140 train.py:88] CompiledMemoryStats(generated_code_size_in_bytes=1048576, "
+    "argument_size_in_bytes=3221225472, output_size_in_bytes=3221225472, alias_size_in_bytes=2147483648, "
+    "temp_size_in_bytes=2147483648)\n";
+
+TEST_F(BudgetTest, ARequestThatIsTheProgramsTemporariesIsCutThereAlone) {
+  Report report = Scan(std::string(kCompiledStats) +
+                       "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Error allocating device "
+                       "buffer: Attempting to allocate 2.00G. That was not possible. There are 1.20G free.; "
+                       "(0x0x0_HBM0)\n");
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const Diagnosis& d = report.incidents[0].diagnosis;
+  EXPECT_EQ(d.best.rule, "xla.compiled_temporaries");
+  // 3G of arguments, 1G of new outputs (3G less the 2G aliased), 2G of temporaries.
+  EXPECT_NE(d.summary.find("The program's own memory while it runs is 6.00G: temporaries 2.00G (33%), "
+                           "arguments 3.00G, new outputs 1.00G"),
+            std::string::npos)
+      << d.summary;
+  EXPECT_NE(d.fit.find("temporaries of at most 1.20G: a per-device batch of about 60% of this one"),
+            std::string::npos)
+      << d.fit;
+  EXPECT_NE(d.advice[1].find("Donate the inputs"), std::string::npos) << "1G of outputs are new buffers";
+}
+
+TEST_F(BudgetTest, AnotherProgramsStatsDoNotExplainTheRequest) {
+  Report report =
+      Scan(std::string(kCompiledStats) +
+           "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Error allocating device "
+           "buffer: Attempting to allocate 512.00M. That was not possible. There are 100.00M free.; "
+           "(0x0x0_HBM0)\n");
+  ASSERT_EQ(report.incidents.size(), 1u);
+  EXPECT_NE(report.incidents[0].diagnosis.best.rule, "xla.compiled_temporaries");
+  EXPECT_EQ(report.incidents[0].budget.size(), 5u) << "the budget is still shown";
+}
+
+// The model's figures a log printed (its configuration, its parameter count) give
+// formulas with their constants named, as a second line beside the budget.
+TEST_F(BudgetTest, ATrainingOomGetsTheTrainingStateByFormula) {
+  std::ifstream in(std::string(OOMLENS_SOURCE_DIR) +
+                   "/testdata/logs/budget/hf_trainer_lora_config_then_oom_synthetic.log");
+  Report report = Scan(std::string(std::istreambuf_iterator<char>(in), {}));
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const Incident& incident = report.incidents[0];
+  EXPECT_EQ(Find(incident, "parameter_count")->value.integer, 8043892736);
+  EXPECT_EQ(Find(incident, "num_kv_heads")->value.integer, 8);
+  ASSERT_EQ(incident.diagnosis.formulas.size(), 1u) << "no KV cache in a training step";
+  // 8,030,261,248 frozen x 2 + 13,631,488 x 16 = 16,278,626,304 bytes = 15.16 GiB
+  EXPECT_NE(incident.diagnosis.formulas[0].find("8,030,261,248 frozen parameters x 2 bytes (bfloat16) + "
+                                                "13,631,488 trained x 16 bytes"),
+            std::string::npos)
+      << incident.diagnosis.formulas[0];
+  EXPECT_NE(incident.diagnosis.formulas[0].find("= 15.16G before activations"), std::string::npos);
+  std::ostringstream text;
+  RenderText(report, RenderOptions{}, text);
+  EXPECT_NE(text.str().find("    formula   training state by formula"), std::string::npos) << text.str();
+  std::ostringstream json;
+  RenderJson(report, json);
+  auto formulas = nlohmann::json::parse(json.str())["incidents"][0]["formulas"];
+  ASSERT_EQ(formulas.size(), 1u);
+  EXPECT_EQ(formulas[0], incident.diagnosis.formulas[0]);
+}
+
+TEST_F(BudgetTest, AServingOomComparesTheKvFormulaWithTheLogsOwnFigure) {
+  Report report =
+      Scan(std::string("  \"head_dim\": 128,\n  \"num_hidden_layers\": 32,\n") +
+           "  \"num_key_value_heads\": 32,\n  \"torch_dtype\": \"bfloat16\",\n" + kLedger + kTooLong);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const auto& formulas = report.incidents[0].diagnosis.formulas;
+  ASSERT_EQ(formulas.size(), 1u);
+  // 2 x 32 x 32 x 128 x 2 bytes = 524,288 bytes a token; 56.18G / 115,072 tokens = 524,218 bytes
+  EXPECT_NE(
+      formulas[0].find("32 KV heads x 128 head_dim x 2 bytes (bfloat16) = 512.00K a token; the log's own "
+                       "figure: 511.93K a token (56.18G for 115,072 tokens), which is the one to trust"),
+      std::string::npos)
+      << formulas[0];
+}
+
+TEST_F(BudgetTest, ANestedConfigurationsKeysAreNotTheModels) {
+  Report report =
+      Scan(std::string("[INFO] Model config LlavaConfig {\n") +
+           "  \"text_config\": {\n    \"num_hidden_layers\": 32,\n    \"num_key_value_heads\": 8\n"
+           "  },\n  \"torch_dtype\": \"float16\",\n  \"vision_config\": {\n"
+           "    \"hidden_size\": 1024,\n    \"num_hidden_layers\": 24\n  }\n}\n" +
+           kLedger + kTooLong);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  EXPECT_EQ(Find(report.incidents[0], "num_layers"), nullptr) << "24 is the vision tower's";
+  EXPECT_EQ(Find(report.incidents[0], "hidden_size"), nullptr);
+  EXPECT_EQ(Find(report.incidents[0], "model_dtype")->value.text, "float16");
+  EXPECT_TRUE(report.incidents[0].diagnosis.formulas.empty()) << "no formula from half a configuration";
+}
+
 }  // namespace
 }  // namespace oomlens

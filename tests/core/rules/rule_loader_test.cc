@@ -64,7 +64,8 @@ TEST(RuleLoader, RejectsUnknownKeyListingAllowedKeys) {
       problems[0],
       "bad.json:2:24: /signatures/0/strat: unknown key 'strat' (help: allowed keys: activity, after, "
       "aggregates, annotates, before, code, complete, "
-      "description, facts, follow, fragment, id, items, joins, kind, kind_when, literals, match, max_lines, "
+      "description, facts, follow, fragment, id, indented, items, joins, kind, kind_when, literals, match, "
+      "max_lines, "
       "max_wrap, phase, priority, reject, require, samples, "
       "series, start, title, values)");
 }
