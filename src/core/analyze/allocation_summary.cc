@@ -29,9 +29,7 @@ std::string Lower(const std::string& s) {
   return out;
 }
 
-struct Tally {
-  int64_t count = 0, bytes = 0;
-};
+using Tally = ListingSummarizer::Tally;
 
 // The largest tallies (by bytes, then key), as groups with their share of total.
 void KeepLargest(AllocationGroup::By by, const std::map<std::string, Tally>& tallies, int64_t min_count,
@@ -64,6 +62,21 @@ const AllocationGroup* MostSuspicious(const std::vector<AllocationGroup>& groups
   return First(groups, AllocationGroup::By::kIdentical);
 }
 
+// The top owner and the identical buffers a leak would show as.
+void SetGroupFacts(const std::vector<AllocationGroup>& groups, Facts* derived) {
+  if (const AllocationGroup* top = First(groups, AllocationGroup::By::kOwner)) {
+    (*derived)["top_owner"] = TextValue(top->key);
+    (*derived)["top_owner_bytes"] = SizeValue(static_cast<double>(top->bytes));
+    (*derived)["top_owner_share"] = RatioValue(top->share);
+  }
+  if (const AllocationGroup* same = MostSuspicious(groups)) {
+    (*derived)["identical_buffers_count"] = CountValue(same->count);
+    (*derived)["identical_buffers_bytes"] = SizeValue(static_cast<double>(same->bytes));
+    (*derived)["identical_buffers_share"] = RatioValue(same->share);
+    (*derived)["identical_buffers_shape"] = TextValue(same->key);
+  }
+}
+
 }  // namespace
 
 const char* AllocationState(const Allocation& allocation) {
@@ -75,6 +88,11 @@ const char* AllocationState(const Allocation& allocation) {
   return "allocated";
 }
 
+ListingStanding StandingOf(const Allocation& entry, uint64_t at) {
+  const FactValue* size = Field(entry, "size_bytes");
+  return ListingStanding{AllocationState(entry) == std::string("allocated"), size ? size->integer : -1, at};
+}
+
 std::vector<const Allocation*> ListingOrder(const std::vector<Allocation>& allocations, size_t n) {
   std::vector<const Allocation*> all;
   bool ranked = !allocations.empty() && Field(allocations.front(), "rank");
@@ -82,23 +100,11 @@ std::vector<const Allocation*> ListingOrder(const std::vector<Allocation>& alloc
     for (size_t k = 0; k < allocations.size() && k < n; ++k) all.push_back(&allocations[k]);
     return all;
   }
-  // Live before free, then larger first, then listing order: the keys are read once
-  // (a sort of a snapshot's 500,000 blocks read each block's fields 80 times).
-  struct Keyed {
-    bool live;
-    int64_t size;
-    size_t at;
-    bool operator<(const Keyed& o) const {
-      return live != o.live ? live : size != o.size ? size > o.size : at < o.at;
-    }
-  };
-  std::vector<Keyed> keyed;
+  // The keys are read once (a sort of a snapshot's 500,000 blocks read each
+  // block's fields 80 times).
+  std::vector<ListingStanding> keyed;
   keyed.reserve(allocations.size());
-  for (size_t k = 0; k < allocations.size(); ++k) {
-    const FactValue* size = Field(allocations[k], "size_bytes");
-    keyed.push_back(
-        {AllocationState(allocations[k]) == std::string("allocated"), size ? size->integer : -1, k});
-  }
+  for (size_t k = 0; k < allocations.size(); ++k) keyed.push_back(StandingOf(allocations[k], k));
   size_t shown = std::min(n, keyed.size());
   std::partial_sort(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(shown), keyed.end());
   for (size_t k = 0; k < shown; ++k) all.push_back(&allocations[keyed[k].at]);
@@ -106,59 +112,6 @@ std::vector<const Allocation*> ListingOrder(const std::vector<Allocation>& alloc
 }
 
 namespace {
-
-// Totals by state, free blocks, owners, labels and identical buffers.
-void SummarizeBlocks(const std::vector<Allocation>& allocations, Facts* derived,
-                     std::vector<AllocationGroup>* groups) {
-  Tally allocated, free;
-  int64_t largest_free = 0;
-  std::map<std::string, Tally> owners, labels, identical;
-  for (const auto& a : allocations) {
-    const FactValue* size = Field(a, "size_bytes");
-    if (!size || size->integer < 0) continue;
-    std::string state = AllocationState(a);
-    if (state == "free") {
-      ++free.count;
-      AddSaturating(size->integer, &free.bytes);  // sizes from a crafted record never wrap
-      largest_free = std::max(largest_free, size->integer);
-      continue;
-    }
-    if (state != "allocated") continue;
-    ++allocated.count;
-    AddSaturating(size->integer, &allocated.bytes);
-    auto add = [size](std::map<std::string, Tally>* to, const std::string& key) {
-      Tally& t = (*to)[key];
-      ++t.count;
-      AddSaturating(size->integer, &t.bytes);
-    };
-    if (const FactValue* owner = Field(a, "owner")) add(&owners, owner->text);
-    if (const FactValue* label = Field(a, "label")) add(&labels, label->text);
-    const FactValue* shape = Field(a, "shape");
-    add(&identical, (shape ? shape->text + ", " : std::string()) + FormatSize(size->integer));
-  }
-  if (allocated.count + free.count == 0) return;
-  if (allocated.count > 0)
-    (*derived)["allocated_total_bytes"] = SizeValue(static_cast<double>(allocated.bytes));
-  if (free.count > 0) {
-    (*derived)["free_total_bytes"] = SizeValue(static_cast<double>(free.bytes));
-    (*derived)["free_block_count"] = CountValue(free.count);
-    (*derived)["largest_free_block_bytes"] = SizeValue(static_cast<double>(largest_free));
-  }
-  KeepLargest(AllocationGroup::By::kOwner, owners, 1, allocated.bytes, groups);
-  KeepLargest(AllocationGroup::By::kLabel, labels, 2, allocated.bytes, groups);
-  KeepLargest(AllocationGroup::By::kIdentical, identical, 2, allocated.bytes, groups);
-  if (const AllocationGroup* top = First(*groups, AllocationGroup::By::kOwner)) {
-    (*derived)["top_owner"] = TextValue(top->key);
-    (*derived)["top_owner_bytes"] = SizeValue(static_cast<double>(top->bytes));
-    (*derived)["top_owner_share"] = RatioValue(top->share);
-  }
-  if (const AllocationGroup* same = MostSuspicious(*groups)) {
-    (*derived)["identical_buffers_count"] = CountValue(same->count);
-    (*derived)["identical_buffers_bytes"] = SizeValue(static_cast<double>(same->bytes));
-    (*derived)["identical_buffers_share"] = RatioValue(same->share);
-    (*derived)["identical_buffers_shape"] = TextValue(same->key);
-  }
-}
 
 // The dimensions of a TPU shape, its layout (minor to major) and tile:
 // "s32[8388608,8,4]{2,1,0:T(8,128)}" -> {8388608, 8, 4}, {2, 1, 0}, (8, 128).
@@ -225,44 +178,6 @@ void DescribeTilePadding(const Allocation& a, Facts* derived) {
   (*derived)["padding_largest_dim"] = CountValue(*std::max_element(t->dims.begin(), t->dims.end()));
 }
 
-// The entry count, the largest entry and the padding waste.
-void SummarizeEntries(const std::vector<Allocation>& allocations, Facts* derived) {
-  (*derived)["allocation_count"] = CountValue(static_cast<int64_t>(allocations.size()));
-  const Allocation* largest = nullptr;
-  const Allocation* most_padded = nullptr;
-  double padding = 0, padding_tolerance = 0, largest_padding = -1, expansion = 0;
-  for (const auto& a : allocations) {
-    const FactValue* size = Field(a, "size_bytes");
-    if (size && (!largest || size->integer > Field(*largest, "size_bytes")->integer)) largest = &a;
-    if (const FactValue* p = Field(a, "padding_bytes")) {
-      padding += p->number;
-      padding_tolerance += p->tolerance;
-      largest_padding = std::max(largest_padding, p->number);
-    }
-    if (const FactValue* e = Field(a, "expansion"); e && e->number > expansion) {
-      expansion = e->number;
-      most_padded = &a;
-    }
-  }
-  if (most_padded) DescribeTilePadding(*most_padded, derived);
-  if (largest_padding >= 0) {
-    (*derived)["padding_total_bytes"] = SizeValue(padding, padding_tolerance);
-    (*derived)["largest_padding_bytes"] = SizeValue(largest_padding, 0);
-  }
-  if (expansion > 0) (*derived)["max_expansion"] = RatioValue(expansion);
-  if (!largest) return;
-  (*derived)["largest_allocation_bytes"] = *Field(*largest, "size_bytes");
-  const std::pair<const char*, const char*> kText[] = {{"shape", "largest_allocation_shape"},
-                                                       {"operator", "largest_allocation_operator"},
-                                                       {"label", "largest_allocation_label"}};
-  for (const auto& [field, name] : kText) {
-    if (const FactValue* v = Field(*largest, field)) (*derived)[name] = TextValue(v->text);
-  }
-  const FactValue* file = Field(*largest, "source_file");
-  const FactValue* line = Field(*largest, "source_line");
-  if (file) (*derived)["largest_allocation_source"] = TextValue(file->text + (line ? ":" + line->text : ""));
-}
-
 const char* const kListingFacts[] = {"allocation_count",
                                      "allocated_total_bytes",
                                      "free_total_bytes",
@@ -292,11 +207,123 @@ const char* const kListingFacts[] = {"allocation_count",
 
 }  // namespace
 
+ListingSummarizer::ListingSummarizer(size_t keep) : keep_(keep) {}
+
+// Totals by state, free blocks, owners, labels and identical buffers.
+void ListingSummarizer::TallyBlock(const Allocation& a) {
+  const FactValue* size = Field(a, "size_bytes");
+  if (!size || size->integer < 0) return;
+  std::string state = AllocationState(a);
+  if (state == "free") {
+    ++free_.count;
+    AddSaturating(size->integer, &free_.bytes);  // sizes from a crafted record never wrap
+    largest_free_ = std::max(largest_free_, size->integer);
+    return;
+  }
+  if (state != "allocated") return;
+  ++allocated_.count;
+  AddSaturating(size->integer, &allocated_.bytes);
+  auto add = [size](std::map<std::string, Tally>* to, const std::string& key) {
+    Tally& t = (*to)[key];
+    ++t.count;
+    AddSaturating(size->integer, &t.bytes);
+  };
+  if (const FactValue* owner = Field(a, "owner")) add(&owners_, owner->text);
+  if (const FactValue* label = Field(a, "label")) add(&labels_, label->text);
+  const FactValue* shape = Field(a, "shape");
+  add(&identical_, (shape ? shape->text + ", " : std::string()) + FormatSize(size->integer));
+}
+
+// The entry count, the largest entry and the padding waste.
+void ListingSummarizer::TallyEntry(const Allocation& a) {
+  ++count_;
+  const FactValue* size = Field(a, "size_bytes");
+  if (size && (!largest_ || size->integer > Field(*largest_, "size_bytes")->integer)) largest_ = a;
+  if (const FactValue* p = Field(a, "padding_bytes")) {
+    padding_ += p->number;
+    padding_tolerance_ += p->tolerance;
+    largest_padding_ = std::max(largest_padding_, p->number);
+  }
+  if (const FactValue* e = Field(a, "expansion"); e && e->number > expansion_) {
+    expansion_ = e->number;
+    most_padded_ = a;
+  }
+}
+
+void ListingSummarizer::Summarize(const Allocation& entry) {
+  ranked_ = count_ == 0 ? Field(entry, "rank") != nullptr : ranked_;
+  TallyBlock(entry);
+  TallyEntry(entry);
+}
+
+void ListingSummarizer::Add(Allocation&& entry) {
+  Summarize(entry);
+  if (keep_ == 0) return;
+  ListingStanding standing = ranked_ ? ListingStanding{true, 0, count_ - 1} : StandingOf(entry, count_ - 1);
+  auto worse = [](const Kept& a, const Kept& b) {
+    return a.standing < b.standing;
+  };  // heap top: the last shown
+  if (kept_.size() < keep_) {
+    kept_.push_back(Kept{standing, std::move(entry)});
+    std::push_heap(kept_.begin(), kept_.end(), worse);
+  } else if (standing < kept_.front().standing) {
+    std::pop_heap(kept_.begin(), kept_.end(), worse);
+    kept_.back() = Kept{standing, std::move(entry)};
+    std::push_heap(kept_.begin(), kept_.end(), worse);
+  }
+}
+
+void ListingSummarizer::Finish(Facts* derived, std::vector<AllocationGroup>* groups,
+                               std::vector<Allocation>* kept) {
+  if (count_ == 0) return;
+  if (allocated_.count + free_.count > 0) {
+    if (allocated_.count > 0)
+      (*derived)["allocated_total_bytes"] = SizeValue(static_cast<double>(allocated_.bytes));
+    if (free_.count > 0) {
+      (*derived)["free_total_bytes"] = SizeValue(static_cast<double>(free_.bytes));
+      (*derived)["free_block_count"] = CountValue(free_.count);
+      (*derived)["largest_free_block_bytes"] = SizeValue(static_cast<double>(largest_free_));
+    }
+    KeepLargest(AllocationGroup::By::kOwner, owners_, 1, allocated_.bytes, groups);
+    KeepLargest(AllocationGroup::By::kLabel, labels_, 2, allocated_.bytes, groups);
+    KeepLargest(AllocationGroup::By::kIdentical, identical_, 2, allocated_.bytes, groups);
+    SetGroupFacts(*groups, derived);
+  }
+  SetEntryFacts(derived);
+  if (!kept) return;
+  std::sort(kept_.begin(), kept_.end(),
+            [](const Kept& a, const Kept& b) { return a.standing.at < b.standing.at; });
+  for (auto& k : kept_) kept->push_back(std::move(k.entry));
+  kept_.clear();
+}
+
+void ListingSummarizer::SetEntryFacts(Facts* derived) const {
+  (*derived)["allocation_count"] = CountValue(static_cast<int64_t>(count_));
+  if (most_padded_) DescribeTilePadding(*most_padded_, derived);
+  if (largest_padding_ >= 0) {
+    (*derived)["padding_total_bytes"] = SizeValue(padding_, padding_tolerance_);
+    (*derived)["largest_padding_bytes"] = SizeValue(largest_padding_, 0);
+  }
+  if (expansion_ > 0) (*derived)["max_expansion"] = RatioValue(expansion_);
+  if (!largest_) return;
+  (*derived)["largest_allocation_bytes"] = *Field(*largest_, "size_bytes");
+  const std::pair<const char*, const char*> kText[] = {{"shape", "largest_allocation_shape"},
+                                                       {"operator", "largest_allocation_operator"},
+                                                       {"label", "largest_allocation_label"}};
+  for (const auto& [field, name] : kText) {
+    if (const FactValue* v = Field(*largest_, field)) (*derived)[name] = TextValue(v->text);
+  }
+  const FactValue* file = Field(*largest_, "source_file");
+  const FactValue* line = Field(*largest_, "source_line");
+  if (file) (*derived)["largest_allocation_source"] = TextValue(file->text + (line ? ":" + line->text : ""));
+}
+
 void SummarizeListing(Incident* incident) {
   if (!incident->listing_facts.empty() || incident->allocations.empty()) return;
   incident->allocation_groups.clear();
-  SummarizeBlocks(incident->allocations, &incident->listing_facts, &incident->allocation_groups);
-  SummarizeEntries(incident->allocations, &incident->listing_facts);
+  ListingSummarizer summary;
+  for (const auto& a : incident->allocations) summary.Summarize(a);
+  summary.Finish(&incident->listing_facts, &incident->allocation_groups, nullptr);
 }
 
 size_t KeepLargestEntries(size_t room, Incident* incident) {

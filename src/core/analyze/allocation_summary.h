@@ -4,6 +4,9 @@
 #ifndef OOMLENS_CORE_ANALYZE_ALLOCATION_SUMMARY_H_
 #define OOMLENS_CORE_ANALYZE_ALLOCATION_SUMMARY_H_
 
+#include <map>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "oomlens/report.h"
@@ -16,6 +19,56 @@ constexpr size_t kGroupsKept = 10;
 /// entries took 2.46 GB): each listing is summarised whole, then the entries past
 /// the cap are dropped, largest kept, in the order incidents are first seen.
 constexpr size_t kMaxAllocationsPerReport = 10000;
+
+/// Where an entry stands in the order listings are shown (ListingOrder): live
+/// before free, larger first, then listing order.
+struct ListingStanding {
+  bool live;
+  int64_t size;
+  uint64_t at;  ///< its place in the listing
+  bool operator<(const ListingStanding& o) const {
+    return live != o.live ? live : size != o.size ? size > o.size : at < o.at;
+  }
+};
+ListingStanding StandingOf(const Allocation& entry, uint64_t at);
+
+/// Summarises a listing entry by entry, as SummarizeListing does, keeping at most
+/// `keep` entries (those ListingOrder shows first): a listing of millions of entries
+/// (a memory snapshot's blocks) in memory flat in their number.
+class ListingSummarizer {
+ public:
+  struct Tally {
+    int64_t count = 0, bytes = 0;
+  };
+  explicit ListingSummarizer(size_t keep = 0);
+  /// Counts the entry in the summary.
+  void Summarize(const Allocation& entry);
+  /// Counts it, and keeps it while it is among the first `keep` to show.
+  void Add(Allocation&& entry);
+  /// The summary facts (nothing for no entry), the groups, and the entries kept in
+  /// listing order (kept may be null). The entries are handed over once.
+  void Finish(Facts* facts, std::vector<AllocationGroup>* groups, std::vector<Allocation>* kept);
+  uint64_t count() const { return count_; }  ///< entries summarised
+
+ private:
+  struct Kept {
+    ListingStanding standing;
+    Allocation entry;
+  };
+  void TallyBlock(const Allocation& entry);
+  void TallyEntry(const Allocation& entry);
+  void SetEntryFacts(Facts* facts) const;
+
+  size_t keep_;
+  std::vector<Kept> kept_;  // a heap: the last to show on top
+  uint64_t count_ = 0;
+  bool ranked_ = false;  // its first entry has a rank: listing order is the order
+  Tally allocated_, free_;
+  int64_t largest_free_ = 0;
+  std::map<std::string, Tally> owners_, labels_, identical_;
+  std::optional<Allocation> largest_, most_padded_;
+  double padding_ = 0, padding_tolerance_ = 0, largest_padding_ = -1, expansion_ = 0;
+};
 
 /// Sets incident->listing_facts (allocation_count, allocated_total_bytes,
 /// free_total_bytes, free_block_count, largest_free_block_bytes, top_owner*,

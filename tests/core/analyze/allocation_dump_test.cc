@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/analyze/allocation_summary.h"
+#include "core/model/fact_values.h"
 #include "oomlens/merge.h"
 #include "oomlens/render.h"
 #include "oomlens/scanner.h"
@@ -223,6 +224,46 @@ TEST_F(AllocationDumpTest, TotalsPastInt64SaturateInsteadOfWrapping) {
   EXPECT_EQ(Derived(i, "allocated_total_bytes"), INT64_MAX);
   EXPECT_EQ(Derived(i, "free_total_bytes"), INT64_MAX);
   EXPECT_EQ(Derived(i, "largest_free_block_bytes"), int64_t{1} << 62);
+}
+
+}  // namespace
+}  // namespace oomlens
+
+namespace oomlens {
+namespace {
+
+// A listing summarised entry by entry, keeping a few, says what the whole listing
+// summarised at once says, and keeps the entries a report would keep of it.
+TEST(ListingSummarizer, StreamedGivesTheWholeListingsSummaryAndItsFirstEntries) {
+  Incident whole;
+  for (int k = 0; k < 3000; ++k) {
+    Allocation a;
+    int64_t size = (k * 7919) % 4096 * 1024 + 512;
+    a.fields["size_bytes"] = SizeValue(static_cast<double>(size));
+    a.fields["state"] = TextValue(k % 5 == 0 ? "free" : "allocated");
+    a.fields["owner"] = TextValue("train.py:" + std::to_string(k % 17) + " step");
+    if (k == 1234) a.fields["shape"] = TextValue("f32[4096,4096]");
+    whole.allocations.push_back(std::move(a));
+  }
+  Incident streamed = whole;
+  ListingSummarizer summary(100);
+  for (auto& a : streamed.allocations) summary.Add(std::move(a));
+  streamed.allocations.clear();
+  summary.Finish(&streamed.listing_facts, &streamed.allocation_groups, &streamed.allocations);
+  EXPECT_EQ(summary.count(), 3000u);
+
+  KeepLargestEntries(100, &whole);
+  ASSERT_EQ(whole.listing_facts.size(), streamed.listing_facts.size());
+  for (const auto& [name, value] : whole.listing_facts)
+    EXPECT_EQ(streamed.listing_facts.at(name).text, value.text) << name;
+  ASSERT_EQ(whole.allocation_groups.size(), streamed.allocation_groups.size());
+  for (size_t k = 0; k < whole.allocation_groups.size(); ++k)
+    EXPECT_EQ(whole.allocation_groups[k].key, streamed.allocation_groups[k].key);
+  ASSERT_EQ(streamed.allocations.size(), 100u);
+  for (size_t k = 0; k < 100; ++k)
+    EXPECT_EQ(streamed.allocations[k].fields.at("size_bytes").integer,
+              whole.allocations[k].fields.at("size_bytes").integer)
+        << k;
 }
 
 }  // namespace
