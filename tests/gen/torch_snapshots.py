@@ -10,10 +10,19 @@ python3-torch still reads). Frames are one list per call site, shared by every
 block allocated there, so the pickles share them by memo as real snapshots do.
 
     /usr/bin/python3 tests/gen/torch_snapshots.py testdata/records
+    /usr/bin/python3 tests/gen/torch_snapshots.py --busy BLOCKS TRACE_ENTRIES OUT
+    /usr/bin/python3 tests/gen/torch_snapshots.py --stream MIB OUT
+
+--stream writes a snapshot of about MIB MiB without holding it (a busy GPU's: many
+segments, a long trace), opcode by opcode as CPython's pickler writes protocol 4:
+every container and string memoized, a string seen before fetched from the memo;
+each block's frames list its own, of frames shared by all, and fetched again by
+the trace entries of the same allocation, as PyTorch's snapshots are.
 """
 import gzip
 import os
 import pickle
+import struct
 import sys
 
 MiB = 1 << 20
@@ -165,6 +174,147 @@ def busy(blocks, trace_entries):
     return {"segments": segs, "device_traces": [trace], "allocator_settings": settings()}
 
 
+class Emitter:
+    """Protocol 4 opcodes, as CPython's pickler writes them for plain data."""
+
+    def __init__(self, out):
+        self.out, self.memo, self.strings = out, 0, {}
+
+    def memoize(self):
+        self.out.write(b"\x94")
+        self.memo += 1
+        return self.memo - 1
+
+    def get(self, index):
+        self.out.write(b"h" + bytes([index]) if index < 256 else b"j" + struct.pack("<I", index))
+
+    def string(self, text):
+        if text in self.strings:
+            return self.get(self.strings[text])
+        data = text.encode()
+        self.out.write((b"\x8c" + bytes([len(data)]) if len(data) < 256 else b"X" + struct.pack("<I", len(data))) + data)
+        self.strings[text] = self.memoize()
+
+    def integer(self, v):
+        if 0 <= v < 256:
+            self.out.write(b"K" + bytes([v]))
+        elif -(1 << 31) <= v < 1 << 31:
+            self.out.write(b"J" + struct.pack("<i", v))
+        else:
+            self.out.write(b"\x8a\x08" + struct.pack("<q", v))
+
+    def value(self, v):
+        if isinstance(v, bool):
+            self.out.write(b"\x88" if v else b"\x89")
+        elif isinstance(v, int):
+            self.integer(v)
+        elif isinstance(v, str):
+            self.string(v)
+        elif isinstance(v, dict):
+            self.dict(v.items())
+        elif callable(v):
+            v(self)  # something written by hand (a list streamed, a memo fetch)
+        else:
+            raise TypeError(v)
+
+    def batches(self, items, each, single, batch):
+        buffered = []
+        for item in items:
+            buffered.append(item)
+            if len(buffered) == 1000:
+                self.out.write(b"(")
+                for b in buffered:
+                    each(b)
+                self.out.write(batch)
+                buffered = []
+        if len(buffered) == 1:
+            each(buffered[0])
+            self.out.write(single)
+        elif buffered:
+            self.out.write(b"(")
+            for b in buffered:
+                each(b)
+            self.out.write(batch)
+
+    def dict(self, pairs):
+        self.out.write(b"}")
+        index = self.memoize()
+        self.batches(pairs, lambda kv: (self.value(kv[0]), self.value(kv[1])), b"s", b"u")
+        return index
+
+    def list(self, items):
+        self.out.write(b"]")
+        index = self.memoize()
+        self.batches(items, self.value, b"a", b"e")
+        return index
+
+
+def stream(mib, path):
+    """A snapshot of about mib MiB (see the module's docstring): segments of 500
+    blocks of 2 MiB (one in five free), then a trace of allocations and frees of
+    the last 100,000 live blocks, then an OOM."""
+    import collections
+    with open(path, "wb") as f:
+        e = Emitter(f)
+        f.write(b"\x80\x04")
+        site_frames = {}  # (site, k) -> the frame dict's memo index
+        recent = collections.deque(maxlen=100_000)  # (address, frames list's memo index) of live blocks
+
+        def frame(site, k):
+            def write(em):
+                if (site, k) in site_frames:
+                    return em.get(site_frames[(site, k)])
+                file, line, name = [("/pytorch/c10/cuda/CUDACachingAllocator.cpp", 1124, "malloc"),
+                                    ("/home/ml/proj/model.py", 10 + site, "layer%d" % site),
+                                    ("/home/ml/proj/train.py", 42, "step")][k]
+                site_frames[(site, k)] = em.dict([("filename", file), ("line", line), ("name", name)])
+            return write
+
+        def block(address, site, free):
+            def write(em):
+                pairs = [("address", address), ("size", 2 * MiB), ("requested_size", 0 if free else 2 * MiB),
+                         ("state", "inactive" if free else "active_allocated")]
+                holder = {}
+                pairs.append(("frames", lambda em2: holder.setdefault(
+                    "index", em2.list([] if free else [frame(site, k) for k in range(3)]))))
+                em.dict(pairs)
+                if not free:
+                    recent.append((address, holder["index"]))
+            return write
+
+        def segments(em):
+            def each_segment():
+                s = 0
+                while f.tell() < mib * MiB * 0.6:
+                    base = 0x7F0000000000 + s * GiB
+                    blocks = [block(base + b * 2 * MiB, (s + b) % 50, b % 5 == 0) for b in range(500)]
+                    yield lambda em2, base=base, blocks=blocks: em2.dict(
+                        [("device", 0), ("address", base), ("total_size", 500 * 2 * MiB), ("stream", 0),
+                         ("segment_type", "large"), ("segment_pool_id", lambda em3: em3.out.write(b"K\x00K\x00\x86")),
+                         ("allocated_size", 400 * 2 * MiB), ("active_size", 400 * 2 * MiB), ("is_expandable", False),
+                         ("blocks", lambda em3: em3.list(blocks))])
+                    s += 1
+            em.list(each_segment())
+
+        def trace(em):
+            def entries():
+                k = 0
+                while f.tell() < mib * MiB:
+                    address, frames = recent[k % len(recent)]
+                    for action in ("alloc", "free_requested", "free_completed") if k % 4 else ("alloc",):
+                        yield lambda em2, action=action, address=address, frames=frames: em2.dict(
+                            [("action", action), ("addr", address), ("size", 2 * MiB), ("stream", 0),
+                             ("time_us", 1_700_000_000_000 + k), ("frames", lambda em3: em3.get(frames))])
+                    k += 1
+                yield lambda em2: em2.dict([("action", "oom"), ("addr", 0), ("size", 64 * MiB), ("stream", 0),
+                                            ("device_free", 10 * MiB), ("frames", lambda em3: em3.list([]))])
+            em.list([lambda em2: em2.list(entries())])
+
+        e.dict([("segments", segments), ("device_traces", trace),
+                ("allocator_settings", {"expandable_segments": False, "max_split_size": -1})])
+        f.write(b".")
+
+
 def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     write = lambda name, value, protocol: open(os.path.join(out_dir, name), "wb").write(
@@ -178,7 +328,9 @@ def main(out_dir):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "--busy":  # --busy BLOCKS TRACE_ENTRIES OUT
+    if len(sys.argv) == 4 and sys.argv[1] == "--stream":  # --stream MIB OUT
+        stream(int(sys.argv[2]), sys.argv[3])
+    elif len(sys.argv) == 5 and sys.argv[1] == "--busy":  # --busy BLOCKS TRACE_ENTRIES OUT
         with open(sys.argv[4], "wb") as f:
             f.write(pickle.dumps(busy(int(sys.argv[2]), int(sys.argv[3])), protocol=4))
     else:

@@ -167,3 +167,25 @@ def test_a_joined_snapshot_is_one_incident_in_python(snapshots):
     assert incident.cause == "fragmentation"
     assert [str(r) for r in incident.records] == [str(snapshots / "fragmented.pickle")]
     assert [i.record for i in report.inputs] == ["", "memory snapshot"]
+
+
+def test_a_snapshot_written_opcode_by_opcode_is_what_pickle_and_oomlens_read(tmp_path):
+    """The benchmark's big snapshots (tests/gen/torch_snapshots.py --stream) are written
+    without holding them: here one of 1 MiB is read by Python's pickle and by PyTorch's
+    _memory_viz, and oomlens's streamed read of it gives their figures."""
+    path = tmp_path / "stream.pickle"
+    subprocess.run([sys.executable, os.path.join(ROOT, "tests/gen/torch_snapshots.py"), "--stream", "30", str(path)],
+                   check=True)
+    snapshot = load(path)
+    blocks = [b for s in snapshot["segments"] for b in s["blocks"]]
+    live = [b for b in blocks if b["state"] == "active_allocated"]
+    trace = snapshot["device_traces"][0]
+    assert trace[-1]["action"] == "oom" and trace[0]["frames"] is live[-100_000]["frames"], \
+        "a trace entry fetches its block's frames list, as PyTorch's pickles share it"
+    stats = memory_viz.stats(snapshot["segments"])
+    incident, = oomlens.scan([str(path)]).incidents
+    assert incident.facts["reserved_bytes"] == stats["total_size"].value
+    assert incident.facts["allocated_bytes"] == stats["active_allocated"].value
+    assert incident.derived["allocation_count"] == len(blocks)
+    assert len(incident.allocations) == 10_000, "the largest kept, the rest summarised"
+    assert incident.facts["trace_allocs"] == sum(1 for e in trace if e["action"] == "alloc")

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model/listing_sink.h"
 #include "oomlens/report.h"
 
 namespace oomlens {
@@ -35,7 +36,7 @@ ListingStanding StandingOf(const Allocation& entry, uint64_t at);
 /// Summarises a listing entry by entry, as SummarizeListing does, keeping at most
 /// `keep` entries (those ListingOrder shows first): a listing of millions of entries
 /// (a memory snapshot's blocks) in memory flat in their number.
-class ListingSummarizer {
+class ListingSummarizer : public ListingSink {
  public:
   struct Tally {
     int64_t count = 0, bytes = 0;
@@ -44,11 +45,11 @@ class ListingSummarizer {
   /// Counts the entry in the summary.
   void Summarize(const Allocation& entry);
   /// Counts it, and keeps it while it is among the first `keep` to show.
-  void Add(Allocation&& entry);
+  void Add(Allocation&& entry) override;
   /// The summary facts (nothing for no entry), the groups, and the entries kept in
   /// listing order (kept may be null). The entries are handed over once.
-  void Finish(Facts* facts, std::vector<AllocationGroup>* groups, std::vector<Allocation>* kept);
-  uint64_t count() const { return count_; }  ///< entries summarised
+  void Finish(Facts* facts, std::vector<AllocationGroup>* groups, std::vector<Allocation>* kept) override;
+  uint64_t count() const override { return count_; }  ///< entries summarised
 
  private:
   struct Kept {

@@ -229,6 +229,8 @@ Incident IncidentOf(Event&& event) {
   incident.excerpt = std::move(event.excerpt);
   incident.excerpt_total = event.excerpt_total;
   incident.allocations = std::move(event.allocations);
+  incident.listing_facts = std::move(event.listing_facts);
+  incident.allocation_groups = std::move(event.allocation_groups);
   incident.record = event.record;
   incident.joins = std::move(event.joins);
   incident.phase = std::move(event.phase);
@@ -246,7 +248,9 @@ void IncidentGrouper::Add(Event&& event) {
   }
   if (it == index_.end()) {
     index_[key] = incidents_.size();
+    uint64_t not_kept = event.entries_not_kept;
     incidents_.push_back(IncidentOf(std::move(event)));
+    if (not_kept > 0) folded_.AddEntries(not_kept, incidents_.back().first);
     entries_kept_ = KeepListingWithinCap(entries_kept_, &incidents_.back(), &folded_);
     return;
   }
@@ -256,8 +260,11 @@ void IncidentGrouper::Add(Event&& event) {
   AddIdentity(event, &incident);
   See(event, &incident.seen);
   SeeLast(event, &incident.after);
-  if (!HasListing(incident) && !event.allocations.empty()) {
+  if (!HasListing(incident) && (!event.allocations.empty() || !event.listing_facts.empty())) {
     incident.allocations = std::move(event.allocations);
+    incident.listing_facts = std::move(event.listing_facts);
+    incident.allocation_groups = std::move(event.allocation_groups);
+    if (event.entries_not_kept > 0) folded_.AddEntries(event.entries_not_kept, incident.first);
     entries_kept_ = KeepListingWithinCap(entries_kept_, &incident, &folded_);
   }
   Merge(event.facts, event.where, Who(event), &incident);

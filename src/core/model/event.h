@@ -25,6 +25,12 @@ struct Event {
   std::vector<std::string> excerpt;  ///< the message's lines as printed (the first ones)
   uint64_t excerpt_total = 0;        ///< lines the message spanned
   std::vector<Allocation> allocations;
+  /// A listing summarised while it was read (a memory snapshot's blocks): the summary
+  /// of every entry, and how many entries past `allocations` were not kept. Empty
+  /// and 0 for a listing kept whole, which grouping summarises.
+  Facts listing_facts;
+  std::vector<AllocationGroup> allocation_groups;
+  uint64_t entries_not_kept = 0;
   std::vector<std::string> listings;  ///< ids of listing signatures (dumps) that joined it
   double time_seconds = -1;           ///< its line's timestamp, seconds into the year; -1: none
   std::string time;                   ///< the same as text (TimestampText); "" none

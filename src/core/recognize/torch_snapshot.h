@@ -16,6 +16,7 @@
 
 #include "core/input/pickle_reader.h"
 #include "core/model/event.h"
+#include "core/model/listing_sink.h"
 
 namespace oomlens {
 
@@ -32,6 +33,17 @@ struct SnapshotEvents {
 /// segments) or a field has the wrong type.
 bool ReadTorchSnapshot(const PickleValue& root, const std::string& input, int input_index,
                        SnapshotEvents* out, std::string* error);
+
+/// Reads a snapshot as it is unpickled from head and then source, in memory flat
+/// in its blocks and trace entries: each block goes to a sink the factory makes per
+/// device (analyze's ListingSummarizer summarises them and keeps the largest; none
+/// given: every block is kept), each trace entry is summarised as it is read, both
+/// are let go, and a frames list is held once as the frame that owns it. *bytes
+/// counts what was read. False with *refused when the pickle is refused (its
+/// offset), or with *error when it holds no snapshot.
+bool ReadTorchSnapshotStream(std::string head, ByteSource* source, const PickleLimits& limits,
+                             const ListingSinkFactory& listing, const std::string& input, int input_index,
+                             SnapshotEvents* out, uint64_t* bytes, PickleError* refused, std::string* error);
 
 /// The frame that owns an allocation: the innermost frame of the program's own code
 /// (not PyTorch's, not C++), "models/llama.py:120 forward"; a package's path starts

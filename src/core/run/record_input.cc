@@ -1,5 +1,6 @@
 #include "core/run/record_input.h"
 
+#include "core/analyze/allocation_summary.h"
 #include "core/input/pickle_reader.h"
 #include "core/input/pprof_reader.h"
 #include "core/recognize/jax_profile.h"
@@ -9,30 +10,31 @@
 namespace oomlens {
 namespace {
 
-// Records are read whole; their values take several times their size.
-constexpr size_t kMaxSnapshotBytes = size_t{1} << 30;
+// A profile is read whole (its values take several times its size); a snapshot is
+// streamed, its memory bounded by the values it holds at once (PickleLimits).
 constexpr size_t kMaxProfileBytes = size_t{256} << 20;
 
-bool ReadSnapshot(const std::string& data, const std::string& name, int input_index,
-                  std::vector<Event>* events, RecordRefusal* refusal) {
-  PickleRef root;
+bool ReadSnapshot(std::string head, ByteSource* source, const std::string& name, int input_index,
+                  std::vector<Event>* events, uint64_t* bytes, RecordRefusal* refusal) {
+  SnapshotEvents snapshot;
   PickleError refused;
-  if (!ReadPickle(data, PickleLimits{}, &root, &refused)) {
+  std::string error;
+  auto summarizer = [] { return std::make_unique<ListingSummarizer>(kMaxAllocationsPerReport); };
+  if (ReadTorchSnapshotStream(std::move(head), source, PickleLimits{}, summarizer, name, input_index,
+                              &snapshot, bytes, &refused, &error)) {
+    *events = std::move(snapshot.events);
+    return true;
+  }
+  if (!error.empty()) {
+    *refusal = {name, error, "give a file torch.cuda.memory._dump_snapshot() wrote"};
+  } else {
     *refusal = {
         name + ": byte " + std::to_string(refused.offset), refused.message,
         refused.too_many_values
             ? "record a shorter trace: torch.cuda.memory._record_memory_history(max_entries=100000)"
             : "oomlens reads pickles of plain data only (a memory snapshot); nothing in this one ran"};
-    return false;
   }
-  SnapshotEvents snapshot;
-  std::string error;
-  if (!ReadTorchSnapshot(*root, name, input_index, &snapshot, &error)) {
-    *refusal = {name, error, "give a file torch.cuda.memory._dump_snapshot() wrote"};
-    return false;
-  }
-  *events = std::move(snapshot.events);
-  return true;
+  return false;
 }
 
 bool ReadProfile(const std::string& data, const std::string& name, int input_index,
@@ -69,24 +71,22 @@ const char* RecordName(RecordFormat format) {
 
 bool ReadRecord(RecordFormat format, ByteSource* source, std::string head, const std::string& name,
                 int input_index, std::vector<Event>* events, uint64_t* bytes, RecordRefusal* refusal) {
-  size_t limit = format == RecordFormat::kPprof ? kMaxProfileBytes : kMaxSnapshotBytes;
+  if (format == RecordFormat::kTorchSnapshot)
+    return ReadSnapshot(std::move(head), source, name, input_index, events, bytes, refusal);
   std::string data = std::move(head), error;
-  if (!ReadUpTo(source, limit + 1, &data, &error)) {
+  if (!ReadUpTo(source, kMaxProfileBytes + 1, &data, &error)) {
     *refusal = {name, "read failed after " + std::to_string(data.size()) + " bytes: " + error, ""};
     return false;
   }
-  if (data.size() > limit) {
+  if (data.size() > kMaxProfileBytes) {
     *refusal = {name,
                 std::string("a ") + RecordName(format) + " larger than " +
-                    FormatSize(static_cast<int64_t>(limit)) + " is not read",
-                format == RecordFormat::kPprof
-                    ? "take the profile when fewer buffers are live"
-                    : "record less history (torch.cuda.memory._record_memory_history(max_entries=...))"};
+                    FormatSize(static_cast<int64_t>(kMaxProfileBytes)) + " is not read",
+                "take the profile when fewer buffers are live"};
     return false;
   }
   *bytes = data.size();
-  return format == RecordFormat::kPprof ? ReadProfile(data, name, input_index, events, refusal)
-                                        : ReadSnapshot(data, name, input_index, events, refusal);
+  return ReadProfile(data, name, input_index, events, refusal);
 }
 
 }  // namespace oomlens

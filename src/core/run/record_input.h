@@ -1,6 +1,7 @@
 // An input that is an allocator's record rather than a log, told by its first
 // bytes: a PyTorch memory snapshot (a pickle) or a JAX device memory profile (a
-// pprof protobuf), gzip or zstd too. Read whole, within a bound, into events.
+// pprof protobuf), gzip or zstd too, into events: a snapshot streamed, a profile
+// read whole within a bound.
 #ifndef OOMLENS_CORE_RUN_RECORD_INPUT_H_
 #define OOMLENS_CORE_RUN_RECORD_INPUT_H_
 

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "core/analyze/allocation_summary.h"
+#include "core/input/line_reader.h"
 #include "tests/core/pickled.h"
 
 namespace oomlens {
@@ -194,6 +196,118 @@ TEST(TorchSnapshot, RefusesWhatIsNoSnapshotSayingWhere) {
   EXPECT_NE(error_of("{\"segments\": [], \"device_traces\": [[{\"action\": \"oom\", \"size\": 1}]] * 1025}")
                 .find("device trace 1024 is past the 1024"),
             std::string::npos);
+}
+
+}  // namespace
+}  // namespace oomlens
+
+namespace oomlens {
+namespace {
+
+// A busy device: 3,000 segments (past the pickler's batches of 1,000), each of
+// three blocks whose frames are their own list, fetched again by the trace entry
+// that allocated it, as PyTorch's snapshots share them.
+const char kBusy[] =
+    "(lambda sites: (lambda blocks: {\"segments\": [{\"device\": s % 2, \"address\": s << 24, "
+    "\"total_size\": 3 << 20, \"segment_pool_id\": (0, 0), \"blocks\": blocks[3 * s:3 * s + 3]} "
+    "for s in range(3000)], \"device_traces\": [[{\"action\": \"alloc\", \"addr\": b[\"address\"], "
+    "\"size\": b[\"size\"], \"frames\": b[\"frames\"]} for b in blocks if b[\"state\"] != \"inactive\"] + "
+    "[{\"action\": \"oom\", \"size\": 5 << 20, \"device_free\": 1 << 20, \"frames\": sites[0]}], []], "
+    "\"allocator_settings\": {\"expandable_segments\": False}})("
+    "[{\"address\": (k // 3 << 24) + (k % 3 << 20), \"size\": 1 << 20, "
+    "\"state\": \"inactive\" if k % 3 == 2 else \"active_allocated\", "
+    "\"frames\": list(sites[k % 7])} for k in range(9000)]))("
+    "[[{\"filename\": \"/home/ml/train.py\", \"line\": 40 + s, \"name\": \"step\"}] for s in range(7)])";
+
+SnapshotEvents Streamed(const std::string& data, const PickleLimits& limits, PickleError* refused,
+                        std::string* error) {
+  StringSource source(data);
+  SnapshotEvents out;
+  uint64_t bytes = 0;
+  auto summarizer = [] { return std::make_unique<ListingSummarizer>(kMaxAllocationsPerReport); };
+  bool ok = ReadTorchSnapshotStream("", &source, limits, summarizer, "snap.pickle", 3, &out, &bytes, refused,
+                                    error);
+  EXPECT_TRUE(!ok || bytes == data.size()) << bytes;
+  return out;
+}
+
+TEST(TorchSnapshotStream, ReadsWhatTheWholeTreeReadsInEveryProtocol) {
+  for (int protocol : {2, 4, 5}) {
+    std::string data = Pickled(kBusy, protocol);
+    ASSERT_GT(data.size(), 10000u) << "python3 wrote no pickle";
+    SnapshotEvents whole = Read(data);
+    PickleError refused;
+    std::string error;
+    SnapshotEvents streamed = Streamed(data, {}, &refused, &error);
+    ASSERT_TRUE(error.empty() && refused.message.empty())
+        << refused.offset << ": " << refused.message << error;
+    ASSERT_EQ(streamed.events.size(), 2u);
+    ASSERT_EQ(whole.events.size(), 2u);
+    for (size_t d = 0; d < 2; ++d) {
+      const Event &a = whole.events[d], &b = streamed.events[d];
+      EXPECT_EQ(a.kind, b.kind);
+      EXPECT_EQ(a.facts.size(), b.facts.size()) << protocol;
+      for (const auto& [name, value] : a.facts) EXPECT_EQ(b.facts.at(name).text, value.text) << name;
+      for (const auto& [name, value] : a.listing_facts)
+        EXPECT_EQ(b.listing_facts.at(name).text, value.text) << name;
+      EXPECT_EQ(a.allocations.size(), b.allocations.size());
+    }
+    const Event& oom = streamed.events[0];
+    EXPECT_EQ(oom.kind, "pytorch_cuda");
+    EXPECT_EQ(Bytes(oom, "segment_count"), 1500);
+    EXPECT_EQ(Bytes(oom, "never_freed_count"), 3000) << "every allocated block of GPU 0, by its trace entry";
+    EXPECT_EQ(oom.listing_facts.at("allocation_count").integer, 4500);
+    EXPECT_NE(oom.listing_facts.at("top_owner").text.find("train.py:4"), std::string::npos);
+    EXPECT_EQ(oom.allocations[0].fields.at("segment").text, "0x0") << "the first segment's place, by address";
+  }
+}
+
+// What a streamed read holds at once is what it has not let go of: a snapshot whose
+// whole tree is past the limit is read within it.
+TEST(TorchSnapshotStream, HoldsFarFewerValuesThanTheSnapshotHas) {
+  std::string data = Pickled(kBusy, 4);
+  PickleLimits few;
+  few.max_values = 20000;  // the tree holds about 80,000
+  PickleRef root;
+  PickleError refused;
+  EXPECT_FALSE(ReadPickle(data, few, &root, &refused));
+  EXPECT_TRUE(refused.too_many_values);
+  std::string error;
+  refused = PickleError{};
+  SnapshotEvents streamed = Streamed(data, few, &refused, &error);
+  EXPECT_TRUE(refused.message.empty()) << refused.offset << ": " << refused.message;
+  ASSERT_EQ(streamed.events.size(), 2u);
+
+  // One expandable segment of a single device, and its one trace: lists of one item
+  // are pickled without a MARK, and the blocks of one segment are many. Each block
+  // has a frames list of its own, of frames shared by all (PyTorch symbolizes each
+  // frame once).
+  std::string one = Pickled(
+      "(lambda sites: {\"segments\": [{\"device\": 0, \"address\": 0, \"total_size\": 30000 << 20, "
+      "\"is_expandable\": True, \"blocks\": [{\"address\": k << 20, \"size\": 1 << 20, \"state\": "
+      "\"active_allocated\", \"frames\": [sites[k % 5]]} for k in range(30000)]}], \"device_traces\": "
+      "[[{\"action\": \"alloc\", \"addr\": k << 20, \"size\": 1 << 20} for k in range(20000)]]})"
+      "([{\"filename\": \"/home/ml/train.py\", \"line\": s, \"name\": \"step\"} for s in range(5)])",
+      4);
+  refused = PickleError{};
+  streamed = Streamed(one, few, &refused, &error);
+  EXPECT_TRUE(refused.message.empty()) << refused.offset << ": [" << refused.message << "] " << error;
+  ASSERT_EQ(streamed.events.size(), 1u);
+  EXPECT_EQ(streamed.events[0].listing_facts.at("allocation_count").integer, 30000);
+  EXPECT_EQ(Bytes(streamed.events[0], "never_freed_count"), 20000);
+  EXPECT_EQ(streamed.events[0].facts.at("expandable_segments").text, "on");
+}
+
+// A block is let go once read: a pickle that fetches one again is refused, saying so.
+TEST(TorchSnapshotStream, RefusesAPickleThatFetchesABlockItLetGo) {
+  std::string data = Pickled(
+      "(lambda b: {\"segments\": [{\"total_size\": 1, \"blocks\": [b]}], \"again\": b})"
+      "({\"size\": 1, \"state\": \"inactive\"})",
+      4);
+  PickleError refused;
+  std::string error;
+  Streamed(data, {}, &refused, &error);
+  EXPECT_NE(refused.message.find("already read and let go"), std::string::npos) << refused.message;
 }
 
 }  // namespace
