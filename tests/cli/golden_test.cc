@@ -1,5 +1,6 @@
 // Golden tests: every testdata/logs/**/*.log, testdata/examples/*.log and memory
-// record (testdata/records/*.pickle, *.pickle.gz, *.prof, *-memory-usage-report.txt) is run
+// record (testdata/records/*.pickle, *.pickle.gz, *.prof, *-memory-usage-report.txt,
+// *-buffer-assignment.txt) is run
 // through the CLI in each format and compared byte for byte with
 // testdata/expected/<same path>.<txt|json>.
 // To approve changed output: OOMLENS_UPDATE_GOLDEN=1 build/unit_tests --gtest_filter='Golden*'
@@ -30,6 +31,7 @@ std::vector<std::string> AllLogs() {
   FindFiles(kSource + "/testdata/records", ".pickle.gz", &logs);
   FindFiles(kSource + "/testdata/records", ".prof", &logs);
   FindFiles(kSource + "/testdata/records", "-memory-usage-report.txt", &logs);
+  FindFiles(kSource + "/testdata/records", "-buffer-assignment.txt", &logs);
   for (auto& log : logs) log = log.substr(kSource.size() + 1);  // tests name inputs by their path in the tree
   std::sort(logs.begin(), logs.end());
   return logs;

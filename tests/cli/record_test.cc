@@ -287,6 +287,53 @@ TEST(XlaUsageReport, AloneItIsMemoryHeldAndJoinedItTellsTheTemporariesFromTheArg
   }
 }
 
+// The report's file name names its module's program: it joins that program's failure,
+// not the last one, and never another program's.
+TEST(XlaUsageReport, ItJoinsTheFailureOfTheProgramItsFileNames) {
+  ScratchDir dir;
+  auto load = [](const std::string& program, const std::string& size) {
+    return "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program '" + program +
+           "': Attempting to reserve " + size +
+           " at the bottom of memory. That was not possible. There are 147.64M free, 0B reserved, and "
+           "147.64M "
+           "reservable.\n";
+  };
+  std::string log = dir.Write("train.log", load("jit_train_step", "29.49G") + load("jit_eval_step", "3.10G"));
+  auto report = nlohmann::json::parse(RunOomlens({"--format", "json", log, kUsageReport}).out);
+  ASSERT_EQ(report["incidents"].size(), 2u);
+  for (const auto& incident : report["incidents"]) {
+    bool train = incident["facts"]["program"] == "jit_train_step";
+    EXPECT_EQ(incident.contains("records"), train) << incident["facts"]["program"];
+    EXPECT_EQ(incident["facts"].contains("buffer_assignment_bytes"), train);
+  }
+  std::string other = dir.Write("eval.log", load("jit_eval_step", "3.10G"));
+  auto apart = nlohmann::json::parse(RunOomlens({"--format", "json", other, kUsageReport}).out);
+  EXPECT_FALSE(apart["incidents"][0].contains("records")) << "another program's buffers";
+  EXPECT_EQ(apart["memory_records"].size(), 1u);
+}
+
+// The buffer-assignment.txt of the same module: the same figures in bytes, each
+// allocation once (a temporary buffer's five values over time are not summed).
+TEST(XlaUsageReport, TheBufferAssignmentFileGivesTheSameFiguresInBytes) {
+  const std::string assignment =
+      std::string(OOMLENS_SOURCE_DIR) +
+      "/testdata/records/module_0413.jit_train_step.sm_8.0_gpu_after_optimizations-"
+      "buffer-assignment.txt";
+  ScratchDir dir;
+  std::string log = dir.Write("train.log",
+                              "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while "
+                              "trying to allocate 2147483648 bytes.\n");
+  auto report = nlohmann::json::parse(RunOomlens({"--format", "json", log, assignment}).out);
+  ASSERT_EQ(report["incidents"].size(), 1u);
+  const auto& incident = report["incidents"][0];
+  EXPECT_EQ(incident["rule"], "xla_gpu.program_temporaries");
+  EXPECT_EQ(incident["facts"]["buffer_assignment_bytes"], 3321888772);
+  EXPECT_EQ(incident["facts"]["hlo_temp_bytes"], int64_t{2} << 30) << "one allocation, not its five values";
+  EXPECT_EQ(incident["facts"]["arguments_bytes"], 905969664);
+  EXPECT_EQ(incident["allocations"].size(), 5u);
+  EXPECT_FALSE(report.contains("memory_records")) << "one record: its total line starts no report of its own";
+}
+
 // A crafted log of many reports keeps at most as many records as a report keeps incidents.
 TEST(XlaUsageReport, AFloodOfReportsInOneLogIsBoundedAndSaid) {
   ScratchDir dir;

@@ -327,20 +327,29 @@ Incident* LogIncidentOf(const Incident& record, std::vector<Incident>* incidents
 // A failure a memory record may join: one the log printed (not a record itself),
 // with a figure of its own (what it asked for, or what a compile needed), on a
 // device in common.
+bool Named(const Incident& i, const char* fact) { return i.facts.count(fact) > 0; }
+
 bool MayJoin(const Incident& memory, const Incident& log) {
-  bool figure = log.facts.count("requested_bytes") || log.facts.count("used_bytes");
-  if (log.record || !figure || !DeviceInCommon(memory, log)) return false;
+  bool figure = Named(log, "requested_bytes") || Named(log, "used_bytes");
+  bool other_program = Named(memory, "program") && Named(log, "program") &&
+                       memory.facts.at("program").text != log.facts.at("program").text;
+  if (log.record || !figure || other_program || !DeviceInCommon(memory, log)) return false;
   for (const auto& prefix : memory.joins)
     if (log.kind.rfind(prefix, 0) == 0) return true;
   return false;
 }
 
 // The incident a memory record was taken for: the last failure it may join (a
-// record saved at the exception is of the failure that ended the job), or nullptr.
+// record saved at the exception is of the failure that ended the job; one that
+// names its program, an XLA dump's module file, joins that program's), or nullptr.
 Incident* FailureOf(const Incident& memory, std::vector<Incident>* incidents) {
-  for (auto it = incidents->rbegin(); it != incidents->rend(); ++it)
-    if (MayJoin(memory, *it)) return &*it;
-  return nullptr;
+  Incident* last = nullptr;
+  for (auto it = incidents->rbegin(); it != incidents->rend(); ++it) {
+    if (!MayJoin(memory, *it)) continue;
+    if (Named(memory, "program") && Named(*it, "program")) return &*it;  // the same program: MayJoin
+    if (!last) last = &*it;
+  }
+  return last;
 }
 
 void JoinRecord(Incident&& record, Incident* into) {

@@ -542,6 +542,14 @@ void Recognizer::Close(Open&& open) {
       for (auto& p : problem) refused.emplace_back(group.info->name, std::move(p));
     });
   }
+  std::string_view file =
+      std::string_view(input_).substr(input_.find_last_of('/') + 1);  // npos + 1: all of it
+  for (const auto& pattern : sig.input_facts) {
+    MatchFacts(pattern, file, [&](const FactGroup& group, std::string_view text) {
+      std::vector<Problem> ignored;  // a file name that does not read is no problem of the log's
+      Record(group, text, &event, &ignored);
+    });
+  }
   for (auto& [name, problem] : refused)  // another pattern may have read it in a unit oomlens knows
     if (!event.facts.count(std::string(name))) problems_->push_back(std::move(problem));
   for (const auto& name : sig.require) {

@@ -84,12 +84,13 @@ struct Signature {
   std::shared_ptr<re2::RE2> complete;                 // the core message is all there
   std::shared_ptr<re2::RE2> follow;                   // lines that may follow a complete message
   std::vector<FactPattern> facts;
-  std::vector<std::string> require;    // facts without which there is no event
-  std::shared_ptr<ItemSpec> items;     // an allocation listing, may be null
-  std::vector<std::string> annotates;  // not an incident: facts go to the next event of these kinds
-  std::vector<std::string> after;      // a listing right after an event of these kinds: joins it
-  std::vector<std::string> before;     // a listing right before an event of these kinds: joins it
-  std::vector<std::string> joins;      // a memory record, no failure: joins the last failure of these kinds
+  std::vector<FactPattern> input_facts;  // read from the input's file name (an XLA dump's module and program)
+  std::vector<std::string> require;      // facts without which there is no event
+  std::shared_ptr<ItemSpec> items;       // an allocation listing, may be null
+  std::vector<std::string> annotates;    // not an incident: facts go to the next event of these kinds
+  std::vector<std::string> after;        // a listing right after an event of these kinds: joins it
+  std::vector<std::string> before;       // a listing right before an event of these kinds: joins it
+  std::vector<std::string> joins;        // a memory record, no failure: joins the last failure of these kinds
   bool listing() const { return !after.empty() || !before.empty(); }  // joins an event; no message itself
   bool series = false;    // a memory figure: collected into series, no incident
   bool fragment = false;  // one sentence of a message: continues an open one of its kind

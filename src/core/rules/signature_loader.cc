@@ -12,10 +12,10 @@ namespace oomlens {
 namespace {
 
 const std::set<std::string> kSignatureKeys = {
-    "id",        "kind",       "code",   "title",     "description", "priority",  "literals", "start",
-    "complete",  "follow",     "facts",  "require",   "max_wrap",    "max_lines", "samples",  "items",
-    "annotates", "aggregates", "reject", "kind_when", "after",       "before",    "series",   "activity",
-    "fragment",  "match",      "values", "joins",     "phase",       "indented"};
+    "id",        "kind",       "code",   "title",     "description", "priority",  "literals",   "start",
+    "complete",  "follow",     "facts",  "require",   "max_wrap",    "max_lines", "samples",    "items",
+    "annotates", "aggregates", "reject", "kind_when", "after",       "before",    "series",     "activity",
+    "fragment",  "match",      "values", "joins",     "phase",       "indented",  "input_facts"};
 const std::set<std::string> kAggregateKeys = {"pattern", "sum", "max", "count"};
 const std::set<std::string> kKindWhenKeys = {"pattern", "kind"};
 const std::set<std::string> kItemKeys = {"start", "each", "fields", "max_items"};
@@ -213,6 +213,7 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
   sig->complete = Regex(j, "complete", ptr, false);
   sig->follow = Regex(j, "follow", ptr, false);
   FactPatterns(j, "facts", ptr, false, &sig->facts);
+  FactPatterns(j, "input_facts", ptr, false, &sig->input_facts);
   sig->items = Items(j, ptr);
   Aggregates(j, ptr, &sig->aggregates);
   KindWhen(j, ptr, &sig->kind_when);

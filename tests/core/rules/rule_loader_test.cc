@@ -60,14 +60,15 @@ TEST(RuleLoader, AKeyWrittenTwiceInOneObjectIsAnError) {
 TEST(RuleLoader, RejectsUnknownKeyListingAllowedKeys) {
   auto problems = LoadProblems("{\"version\": 1, \"signatures\": [\n  {\"id\": \"x\", \"strat\": \"y\"}]}");
   ASSERT_EQ(problems.size(), 1u);
-  EXPECT_EQ(
-      problems[0],
-      "bad.json:2:24: /signatures/0/strat: unknown key 'strat' (help: allowed keys: activity, after, "
-      "aggregates, annotates, before, code, complete, "
-      "description, facts, follow, fragment, id, indented, items, joins, kind, kind_when, literals, match, "
-      "max_lines, "
-      "max_wrap, phase, priority, reject, require, samples, "
-      "series, start, title, values)");
+  EXPECT_EQ(problems[0],
+            "bad.json:2:24: /signatures/0/strat: unknown key 'strat' (help: allowed keys: activity, after, "
+            "aggregates, annotates, before, code, complete, "
+            "description, facts, follow, fragment, id, indented, input_facts, items, joins, kind, kind_when, "
+            "literals, "
+            "match, "
+            "max_lines, "
+            "max_wrap, phase, priority, reject, require, samples, "
+            "series, start, title, values)");
 }
 
 TEST(RuleLoader, AMemoryRecordIsNoListingAnnotationOrFigure) {
