@@ -35,10 +35,27 @@ export function launchChromium(extraArgs = []) {
   });
 }
 
+// The text a frame shows once it holds `want` (or after timeoutMs). A report set as an
+// iframe's srcdoc navigates that frame, and an evaluate caught by the navigation fails
+// with "Execution context was destroyed": that is retried, never a test failure.
+export async function frameText(frame, want = '', timeoutMs = 30000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    let text = null;
+    try {
+      text = await frame.evaluate(() => document.body ? document.body.innerText : '');
+    } catch (e) {
+      if (!/context was destroyed|navigat|detached/i.test(String(e.message)) || Date.now() > end) throw e;
+    }
+    if (text !== null && (text.includes(want) || Date.now() > end)) return text;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 // The text a page shows, frames too, one line per line, blanks dropped.
 async function pageText(page) {
   const texts = [];
-  for (const frame of page.frames()) texts.push(await frame.evaluate(() => document.body ? document.body.innerText : ''));
+  for (const frame of page.frames()) texts.push(await frameText(frame));
   return texts.join('\n').split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).filter((l) => l).join('\n') + '\n';
 }
 

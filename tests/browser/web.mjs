@@ -8,7 +8,7 @@
 // stay inert; a shared link (masked) reopens to the same diagnosis without the
 // masked names; no request leaves the page after it loads. Prints the page's size
 // and the time to a first diagnosis of a 10 MiB log. Prints "N passed, N failed".
-import { SEED, docScreenshot, expect, finish, launchChromium, test } from './harness.mjs';
+import { SEED, docScreenshot, expect, finish, frameText, launchChromium, test } from './harness.mjs';
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -97,8 +97,8 @@ await test('the seed message is diagnosed as oversize with its numbers', async (
   const html = await diagnose({ text: SEED, format: 'html' });
   expect(html.includes('oversize'), 'no oversize in the report');
   expect(html.includes('29.49G') && html.includes('147.64M') && html.includes('204.5x'), 'numbers missing');
-  const frame = (await page.$('#report')).contentFrame();
-  const shown = await (await frame).evaluate(() => document.body.innerText);
+  const frame = await (await page.$('#report')).contentFrame();
+  const shown = await frameText(frame, '204.5x');
   expect(shown.includes('oversize') && shown.includes('204.5x'), `the frame shows: ${shown.slice(0, 80)}`);
   // docs/web.md's picture: renewed by ./build.sh screenshots, not yet checked for staleness
   await docScreenshot(page, 'web-seed', shots, false);
