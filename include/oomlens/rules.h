@@ -78,6 +78,14 @@ struct RuleCounts {
 };
 RuleCounts BuiltinRuleCounts();
 
+/// The causes, incident kinds and error codes the built-in rules name (what
+/// RuleSet's Causes, IncidentKinds and Codes give once they are loaded), read from
+/// their files without compiling a pattern: shell completions stay instant.
+struct RuleNames {
+  std::vector<std::string> causes, kinds, codes;
+};
+RuleNames BuiltinRuleNames();
+
 }  // namespace oomlens
 
 #endif  // OOMLENS_RULES_H_

@@ -114,17 +114,24 @@ int RunCompletions(const Options& o, const std::string& shell, std::ostream& out
     err << "oomlens: error: completions " << shell << ": no such shell (help: bash, zsh or fish)\n";
     return kExitError;
   }
-  RuleSet rules;
-  bool ok = LoadRulesAndSay(o, &rules, err);
+  bool ok = true;
+  RuleNames names;
+  if (o.rule_dirs.empty() && !o.no_builtin) {
+    names = BuiltinRuleNames();  // read, not compiled: a shell's completion loads at once
+  } else {
+    RuleSet rules;
+    ok = LoadRulesAndSay(o, &rules, err);
+    names = RuleNames{rules.Causes(), rules.IncidentKinds(), rules.Codes()};
+  }
   std::string chips = KnownChips();
   for (size_t at = chips.find(", "); at != std::string::npos; at = chips.find(", ", at))
     chips.replace(at, 2, " ");
-  std::string causes = Words(rules.Causes()), kinds = Words(rules.IncidentKinds());
+  std::string causes = Words(names.causes), kinds = Words(names.kinds);
   out << Fill(script->second, {{"@FORMATS@", Words(FormatNames())},
                                {"@COLORS@", Words(ColorModeNames())},
                                {"@CHIPS@", chips},
                                {"@FAIL_ON@", "oom ended never " + causes + " " + kinds},
-                               {"@TOPICS@", Words(rules.Codes()) + " " + causes + " " + kinds},
+                               {"@TOPICS@", Words(names.codes) + " " + causes + " " + kinds},
                                {"@COMMANDS@", "diff merge explain serve rules completions"}});
   return ok ? kExitNoOom : kExitError;
 }

@@ -281,5 +281,18 @@ TEST(BuiltinRules, CountedWithoutLoadingAsLoaded) {
   EXPECT_EQ(counts.causes, causes);
 }
 
+// Shell completions read the built-in causes, kinds and codes without compiling a
+// pattern: they are the loaded rules' own.
+TEST(BuiltinRules, NamedWithoutLoadingAsLoaded) {
+  RuleSet rules;
+  std::vector<Problem> problems;
+  ASSERT_TRUE(rules.LoadBuiltin(&problems));
+  RuleNames names = BuiltinRuleNames();
+  EXPECT_EQ(names.causes, rules.Causes());
+  EXPECT_EQ(names.kinds, rules.IncidentKinds());
+  EXPECT_EQ(names.codes, rules.Codes());
+  EXPECT_GT(names.kinds.size(), 20u);
+}
+
 }  // namespace
 }  // namespace oomlens
