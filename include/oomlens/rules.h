@@ -48,7 +48,8 @@ class RuleSet {
   /// Loads one rule document; name is used in messages.
   bool LoadText(const std::string& name, std::string_view text, std::vector<Problem>* problems);
 
-  /// Runs every signature's and rule's samples. Returns true when all pass.
+  /// Compiles every pattern (the built-in rules' are compiled on first use) and runs
+  /// every signature's and rule's samples. Returns true when all pass.
   bool CheckSamples(std::vector<Problem>* problems) const;
 
   std::vector<RuleEntry> List() const;

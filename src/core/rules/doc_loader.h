@@ -21,8 +21,10 @@ using json = nlohmann::json;
 // Loads one document, collecting problems.
 class DocLoader {
  public:
-  DocLoader(std::string name, std::string_view text, std::vector<Problem>* problems)
-      : name_(std::move(name)), text_(text), locator_(text), problems_(problems) {}
+  /// compile_now: every pattern compiled (and refused with file:line) as it is
+  /// read; false for the built-in rules, whose patterns compile on first use.
+  DocLoader(std::string name, std::string_view text, std::vector<Problem>* problems, bool compile_now = true)
+      : name_(std::move(name)), text_(text), locator_(text), problems_(problems), compile_now_(compile_now) {}
 
   bool Load(RuleData* data);
 
@@ -63,7 +65,7 @@ class DocLoader {
   bool Int(const json& obj, const std::string& key, const std::string& ptr, int lo, int hi, int* out);
   bool StringList(const json& obj, const std::string& key, const std::string& ptr,
                   std::vector<std::string>* out);
-  std::shared_ptr<RE2> Regex(const json& obj, const std::string& key, const std::string& ptr, bool required);
+  LazyRegex Regex(const json& obj, const std::string& key, const std::string& ptr, bool required);
   std::shared_ptr<Expr> Expression(const std::string& src, const std::string& ptr, bool condition);
   bool AdviceParts(const json& item, const std::string& ptr, TemplateLine* line);
   bool Lines(const json& obj, const std::string& key, const std::string& ptr, std::vector<TemplateLine>* out);
@@ -86,6 +88,7 @@ class DocLoader {
   std::string_view text_;
   JsonLocator locator_;
   std::vector<Problem>* problems_;
+  bool compile_now_;
   const json* shared_ = nullptr;                              // the file's "shared" lists
   std::set<std::string> shared_used_;                         // the names signatures used
   std::vector<std::pair<std::string, std::string>> aliases_;  // expanded pointer -> where written

@@ -11,6 +11,7 @@
 
 #include "core/rules/expr.h"
 #include "core/rules/prefilter.h"
+#include "core/rules/signature_patterns.h"
 #include "core/rules/simple_pattern.h"
 #include "core/rules/template.h"
 #include "oomlens/facts.h"
@@ -38,7 +39,7 @@ struct FactGroup {
 
 /// A regex whose named groups write facts.
 struct FactPattern {
-  std::shared_ptr<re2::RE2> re;
+  LazyRegex re;
   std::vector<FactGroup> groups;
   std::string prefix;  // literal text every match starts with ("" when unknown): see MatchFactsFrom
   std::shared_ptr<const SimplePattern> simple;  // the same pattern without RE2, when it can be
@@ -46,7 +47,7 @@ struct FactPattern {
 
 /// How the entries of a listing inside a message are read, line by line.
 struct ItemSpec {
-  std::shared_ptr<re2::RE2> start;  // a line that opens an entry (may capture fields)
+  LazyRegex start;                  // a line that opens an entry (may capture fields)
   bool each = false;                // instead: every match of start in the text is an entry
   std::vector<FactPattern> fields;  // every line of an entry is matched by each
   int max_items = 10000;
@@ -61,7 +62,7 @@ struct Sample {
 /// Every match of a pattern (one capturing group, a size or number) in the
 /// message's lines adds to a sum, a maximum and a count.
 struct Aggregate {
-  std::shared_ptr<re2::RE2> re;
+  LazyRegex re;
   const FactInfo* sum = nullptr;    // may be null
   const FactInfo* max = nullptr;    // may be null
   const FactInfo* count = nullptr;  // may be null
@@ -69,7 +70,7 @@ struct Aggregate {
 
 /// The message's kind becomes `kind` when `re` matches its text.
 struct KindRefinement {
-  std::shared_ptr<re2::RE2> re;
+  LazyRegex re;
   std::string kind;
 };
 
@@ -79,10 +80,10 @@ struct Signature {
   int priority = 0;
   std::vector<std::string> literals;                  // prefilter: a start line holds one
   std::vector<int> literal_indices;                   // the same, as positions in RuleData::literals
-  std::shared_ptr<re2::RE2> start;                    // opens a message
+  LazyRegex start;                                    // opens a message
   std::shared_ptr<const SimplePattern> start_simple;  // start without RE2, when it can be
-  std::shared_ptr<re2::RE2> complete;                 // the core message is all there
-  std::shared_ptr<re2::RE2> follow;                   // lines that may follow a complete message
+  LazyRegex complete;                                 // the core message is all there
+  LazyRegex follow;                                   // lines that may follow a complete message
   std::vector<FactPattern> facts;
   std::vector<FactPattern> input_facts;  // read from the input's file name (an XLA dump's module and program)
   std::vector<std::string> require;      // facts without which there is no event
@@ -99,7 +100,7 @@ struct Signature {
   std::string activity;   // "compile" (facts: program), "step", "phase", "frame" or "budget": no incident
   std::string phase;  // a failure of this family happens in this phase; "phase"/"frame": the line shows it
   std::vector<Aggregate> aggregates;
-  std::shared_ptr<re2::RE2> reject;  // a message matching this is a known non-failure
+  LazyRegex reject;  // a message matching this is a known non-failure
   std::vector<KindRefinement> kind_when;
   int max_wrap = 4;    // lines joined before completion
   int max_lines = 40;  // lines in one message at most

@@ -162,12 +162,11 @@ bool DocLoader::StringList(const json& obj, const std::string& key, const std::s
   return true;
 }
 
-std::shared_ptr<RE2> DocLoader::Regex(const json& obj, const std::string& key, const std::string& ptr,
-                                      bool required) {
+LazyRegex DocLoader::Regex(const json& obj, const std::string& key, const std::string& ptr, bool required) {
   std::string src;
-  if (!String(obj, key, ptr, required, &src) || src.empty()) return nullptr;
+  if (!String(obj, key, ptr, required, &src) || src.empty()) return LazyRegex();
   std::string error;
-  auto re = CompilePattern(src, &error);
+  LazyRegex re = CompilePattern(src, &error, compile_now_);
   if (!re) Error(ptr + "/" + key, "invalid regex: " + error, PatternHelp());
   return re;
 }
@@ -403,9 +402,10 @@ bool RuleSet::LoadText(const std::string& name, std::string_view text, std::vect
 }
 
 bool RuleSet::LoadBuiltin(std::vector<Problem>* problems) {
-  bool ok = true;  // the files one by one, then one index and prefilter for all
-  for (const auto& file : EmbeddedRuleFiles())
-    ok = DocLoader(std::string(file.name), file.text, problems).Load(data_.get()) && ok;
+  bool ok = true;                               // the files one by one, then one index and prefilter for all
+  for (const auto& file : EmbeddedRuleFiles())  // checked by the build's tests: patterns compile on first use
+    ok =
+        DocLoader(std::string(file.name), file.text, problems, /*compile_now=*/false).Load(data_.get()) && ok;
   Reindex(data_.get());
   return ok;
 }

@@ -209,7 +209,7 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
             "guess");
   }
   sig->start = Regex(j, "start", ptr, true);
-  if (sig->start) sig->start_simple = SimplePattern::Compile(sig->start->pattern());
+  if (sig->start) sig->start_simple = SimplePattern::Compile(sig->start.pattern());
   sig->complete = Regex(j, "complete", ptr, false);
   sig->follow = Regex(j, "follow", ptr, false);
   FactPatterns(j, "facts", ptr, false, &sig->facts);
@@ -260,14 +260,14 @@ bool DocLoader::FactPatterns(const json& obj, const std::string& key, const std:
     std::string p = ptr + "/" + key + "/" + std::to_string(i);
     std::string error;
     FactPattern pattern;
-    pattern.re = CompilePattern(sources[i], &error);
+    pattern.re = CompilePattern(sources[i], &error, compile_now_);
     if (!pattern.re) {
       Error(p, "invalid regex: " + error, PatternHelp());
       continue;
     }
-    pattern.prefix = LiteralPrefix(pattern.re->pattern());
-    pattern.simple = SimplePattern::Compile(pattern.re->pattern());
-    for (const auto& [group, index] : pattern.re->NamedCapturingGroups()) {
+    pattern.prefix = LiteralPrefix(pattern.re.pattern());
+    pattern.simple = SimplePattern::Compile(pattern.re.pattern());
+    for (const auto& [group, index] : pattern.re.named_groups()) {
       std::string name = group;
       FactGroup fact_group{index, nullptr, false, ""};
       ReadUnitSuffix(&name, &fact_group);
@@ -308,7 +308,7 @@ void DocLoader::Aggregates(const json& obj, const std::string& ptr, std::vector<
     agg.sum = ReadFactName(a, "sum", p);
     agg.max = ReadFactName(a, "max", p);
     agg.count = ReadFactName(a, "count", p);
-    if (agg.re && agg.re->NumberOfCapturingGroups() != 1) {
+    if (agg.re && agg.re.groups() != 1) {
       Error(p + "/pattern", "an aggregate pattern needs exactly one capturing group",
             "e.g. \"of size (\\d+)\"");
       continue;
@@ -376,9 +376,9 @@ std::shared_ptr<ItemSpec> DocLoader::Items(const json& obj, const std::string& p
   if (items->start) {  // the start line's own groups are fields of the new entry
     FactPattern self;
     self.re = items->start;
-    self.prefix = LiteralPrefix(self.re->pattern());
-    self.simple = SimplePattern::Compile(self.re->pattern());
-    for (const auto& [group, index] : items->start->NamedCapturingGroups()) {
+    self.prefix = LiteralPrefix(self.re.pattern());
+    self.simple = SimplePattern::Compile(self.re.pattern());
+    for (const auto& [group, index] : items->start.named_groups()) {
       const FactInfo* info = FindAllocationField(group);
       if (!info) {
         Error(p + "/start", "group '" + group + "' is not an allocation field",

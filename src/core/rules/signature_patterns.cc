@@ -2,6 +2,7 @@
 
 #include <re2/re2.h>
 
+#include <atomic>
 #include <cctype>
 #include <cstring>
 #include <limits>
@@ -48,30 +49,119 @@ std::string Expand(const std::string& src) {
 
 }  // namespace
 
-// A pattern written more than once compiles once: the general reader's figure
+int ReadCapturingGroups(std::string_view pattern, std::map<std::string, int>* named) {
+  int groups = 0;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '\\') {
+      if (i + 1 < pattern.size() && pattern[i + 1] == 'Q') {  // literal text up to \E
+        size_t end = pattern.find("\\E", i + 2);
+        i = end == std::string_view::npos ? pattern.size() : end + 1;
+      } else {
+        ++i;
+      }
+    } else if (c == '[') {  // a class: "]" first is itself; "[:alpha:]" inside
+      size_t j = i + 1;
+      if (j < pattern.size() && pattern[j] == '^') ++j;
+      if (j < pattern.size() && pattern[j] == ']') ++j;
+      for (; j < pattern.size() && pattern[j] != ']'; ++j) {
+        if (pattern[j] == '\\') ++j;
+        else if (pattern.compare(j, 2, "[:") == 0 && pattern.find(":]", j + 2) != std::string_view::npos)
+          j = pattern.find(":]", j + 2) + 1;
+      }
+      i = j;
+    } else if (c == '(') {
+      if (i + 1 >= pattern.size() || pattern[i + 1] != '?') {
+        ++groups;
+        continue;
+      }
+      size_t name_at = pattern.compare(i + 2, 2, "P<") == 0  ? i + 4
+                       : pattern.compare(i + 2, 1, "<") == 0 ? i + 3
+                                                             : 0;
+      size_t close = name_at ? pattern.find('>', name_at) : std::string_view::npos;
+      if (close == std::string_view::npos) continue;  // (?:, (?i), (?i:...): no group
+      (*named)[std::string(pattern.substr(name_at, close - name_at))] = ++groups;
+    }
+  }
+  return groups;
+}
+
+struct LazyRegex::State {
+  std::string pattern;
+  std::map<std::string, int> named;
+  int groups = 0;
+  std::atomic<const RE2*> re{nullptr};
+  std::mutex mutex;  // held while compiling
+  std::unique_ptr<RE2> owned;
+};
+
+const std::string& LazyRegex::pattern() const { return state_->pattern; }
+const std::map<std::string, int>& LazyRegex::named_groups() const { return state_->named; }
+int LazyRegex::groups() const { return state_->groups; }
+bool LazyRegex::compiled() const { return state_->re.load(std::memory_order_acquire) != nullptr; }
+
+const RE2* LazyRegex::Compiled() const {
+  if (const RE2* re = state_->re.load(std::memory_order_acquire)) return re;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  if (!state_->owned) {
+    RE2::Options options(RE2::Latin1);
+    options.set_log_errors(false);
+    state_->owned = std::make_unique<RE2>(state_->pattern, options);
+    state_->re.store(state_->owned.get(), std::memory_order_release);
+  }
+  return state_->owned.get();
+}
+
+bool LazyRegex::Compile(std::string* error) const {
+  const RE2& re = *Compiled();
+  if (!re.ok()) {
+    *error = re.error();
+    return false;
+  }
+  if (re.NamedCapturingGroups() != state_->named || re.NumberOfCapturingGroups() != state_->groups) {
+    *error = "RE2 numbers its groups otherwise than oomlens read them from its text";
+    return false;
+  }
+  return true;
+}
+
+// A pattern written more than once is read once: the general reader's figure
 // grammar is shared by its signatures, and every RuleSet of a process (the tests',
-// the Python module's) loads the same rules. A compiled RE2 is immutable and safe
-// to match from several threads. A pattern no rule holds any more is freed.
-std::shared_ptr<re2::RE2> CompilePattern(const std::string& src, std::string* error) {
+// the Python module's) loads the same rules. A pattern no rule holds any more is
+// freed.
+LazyRegex CompilePattern(const std::string& src, std::string* error, bool now) {
   static std::mutex mutex;
-  static std::map<std::string, std::weak_ptr<re2::RE2>> compiled;
-  std::lock_guard<std::mutex> lock(mutex);
-  std::weak_ptr<re2::RE2>& slot = compiled[src];
-  if (auto shared = slot.lock()) return shared;
-  RE2::Options options(RE2::Latin1);
-  options.set_log_errors(false);
-  auto re = std::make_shared<RE2>(Expand(src), options);
-  if (!re->ok()) {
-    *error = re->error();
-    compiled.erase(src);
-    return nullptr;
+  static std::map<std::string, std::weak_ptr<LazyRegex::State>> read;
+  LazyRegex regex;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::weak_ptr<LazyRegex::State>& slot = read[src];
+    regex.state_ = slot.lock();
+    if (!regex.state_) {
+      regex.state_ = std::make_shared<LazyRegex::State>();
+      regex.state_->pattern = Expand(src);
+      regex.state_->groups = ReadCapturingGroups(regex.state_->pattern, &regex.state_->named);
+      slot = regex.state_;
+    }
+    if (read.size() > 4096) {  // rule sets loaded and dropped over and over: forget the dead
+      for (auto it = read.begin(); it != read.end();) it = it->second.expired() ? read.erase(it) : ++it;
+    }
   }
-  slot = re;
-  if (compiled.size() > 4096) {  // rule sets loaded and dropped over and over: forget the dead
-    for (auto it = compiled.begin(); it != compiled.end();)
-      it = it->second.expired() ? compiled.erase(it) : ++it;
+  if (!now) return regex;
+  const RE2& re = *regex;
+  if (!re.ok()) {
+    *error = re.error();
+    return LazyRegex();
   }
-  return re;
+  if (re.NamedCapturingGroups() != regex.named_groups() || re.NumberOfCapturingGroups() != regex.groups()) {
+    LazyRegex own;  // read otherwise than RE2 numbers them: RE2's numbers, for this rule alone
+    own.state_ = std::make_shared<LazyRegex::State>();
+    own.state_->pattern = regex.pattern();
+    own.state_->named = re.NamedCapturingGroups();
+    own.state_->groups = re.NumberOfCapturingGroups();
+    return own;
+  }
+  return regex;
 }
 
 std::string PatternHelp() {
@@ -175,8 +265,7 @@ size_t CountNounEnd(std::string_view text, size_t start, size_t end) {
 
 bool MatchFactsFrom(const FactPattern& pattern, std::string_view text, size_t pos, size_t* end,
                     const std::function<void(const FactGroup&, std::string_view)>& found) {
-  const RE2& re = *pattern.re;
-  int groups = re.NumberOfCapturingGroups() + 1;
+  int groups = pattern.re.groups() + 1;  // read without compiling: SimplePattern may answer alone
   re2::StringPiece sub[8];
   std::vector<re2::StringPiece> many;
   re2::StringPiece* subs = sub;

@@ -5,6 +5,7 @@
 #define OOMLENS_CORE_RULES_SIGNATURE_PATTERNS_H_
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -20,9 +21,48 @@ class SimplePattern;
 struct FactInfo;
 struct FactValue;
 
-/// Expands macros ({size}, {int}, {id}) and compiles src, matching bytes (Latin-1)
-/// so any input is safe. Returns nullptr and sets *error when invalid.
-std::shared_ptr<re2::RE2> CompilePattern(const std::string& src, std::string* error);
+/// A rule's pattern, compiled by RE2 the first time it is matched, or at once when
+/// asked: most of the built-in rules' patterns are never needed by a scan (their
+/// literals never hit, or SimplePattern answers for them), and compiling them all
+/// was most of the start-up. Copies share one compiled RE2, which is immutable and
+/// safe to match from several threads; the first use compiles it under a lock.
+class LazyRegex {
+ public:
+  LazyRegex() = default;
+  explicit operator bool() const { return state_ != nullptr; }
+  const re2::RE2& operator*() const { return *Compiled(); }
+  const re2::RE2* operator->() const { return Compiled(); }
+  bool operator==(const LazyRegex& other) const { return state_ == other.state_; }
+  bool operator!=(const LazyRegex& other) const { return state_ != other.state_; }
+  /// The pattern as RE2 reads it (macros expanded), without compiling it.
+  const std::string& pattern() const;
+  /// The named groups and their indices, and how many groups there are: read from
+  /// the pattern's text until it is compiled, then RE2's own.
+  const std::map<std::string, int>& named_groups() const;
+  int groups() const;
+  /// Whether RE2 has compiled it yet.
+  bool compiled() const;
+  /// Compiles it now; false with *error when RE2 refuses it, or numbers its groups
+  /// otherwise than the pattern's text was read (then a fact would be misread).
+  bool Compile(std::string* error) const;
+
+ private:
+  struct State;
+  friend LazyRegex CompilePattern(const std::string& src, std::string* error, bool now);
+  const re2::RE2* Compiled() const;
+  std::shared_ptr<State> state_;
+};
+
+/// Expands macros ({size}, {int}, {id}) of src, to be matched as bytes (Latin-1) so
+/// any input is safe. now: compiled at once, and an empty LazyRegex with *error when
+/// RE2 refuses it (rules a user loads, and every rule checked); else on first use
+/// (the built-in rules, which the build's tests compile and check).
+LazyRegex CompilePattern(const std::string& src, std::string* error, bool now = true);
+
+/// The capturing groups of an RE2 pattern, read from its text: sets *named (name
+/// -> index) and returns how many there are. Escapes, \Q...\E and classes hold none;
+/// "(?P<name>" and "(?<name>" open a named one, any other "(?" none.
+int ReadCapturingGroups(std::string_view pattern, std::map<std::string, int>* named);
 
 /// A reminder of the pattern syntax, for error messages.
 std::string PatternHelp();

@@ -22,6 +22,7 @@ class SampleChecker {
  public:
   SampleChecker(const RuleData& rules, std::vector<Problem>* problems) : rules_(rules), problems_(problems) {}
 
+  void CheckPatterns(const Signature& sig);
   void CheckSignature(const Signature& sig);
   void CheckCause(const CauseRule& rule);
   void CheckAdviceBasis(const CauseRule& rule);
@@ -231,10 +232,32 @@ void SampleChecker::CheckCause(const CauseRule& rule) {
   }
 }
 
+// Every pattern compiles, and RE2 numbers its groups as the loader read them: the
+// built-in rules' patterns are compiled on first use, and a scan must never be the
+// first to learn that one is broken.
+void SampleChecker::CheckPatterns(const Signature& sig) {
+  auto check = [&](const LazyRegex& re) {
+    std::string error;
+    if (re && !re.Compile(&error))
+      Fail(sig.where, "pattern '" + re.pattern() + "' of signature '" + sig.id + "': " + error,
+           PatternHelp());
+  };
+  for (const LazyRegex* re : {&sig.start, &sig.complete, &sig.follow, &sig.reject}) check(*re);
+  for (const auto* patterns : {&sig.facts, &sig.input_facts})
+    for (const auto& pattern : *patterns) check(pattern.re);
+  if (sig.items) {
+    check(sig.items->start);
+    for (const auto& field : sig.items->fields) check(field.re);
+  }
+  for (const auto& aggregate : sig.aggregates) check(aggregate.re);
+  for (const auto& refinement : sig.kind_when) check(refinement.re);
+}
+
 }  // namespace
 
 bool RuleSet::CheckSamples(std::vector<Problem>* problems) const {
   SampleChecker checker(*data_, problems);
+  for (const auto& sig : data_->signatures) checker.CheckPatterns(sig);
   for (const auto& sig : data_->signatures) checker.CheckSignature(sig);
   for (const auto& rule : data_->causes) checker.CheckCause(rule);
   return checker.ok();

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <re2/re2.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -71,8 +72,8 @@ TEST(MatchFacts, PrefixesEverywhereWithoutAMatch) {
   FactPattern pattern;
   std::string error;
   pattern.re = CompilePattern(R"(a(?P<used_bytes>[^x]*)x)", &error);
-  ASSERT_NE(pattern.re, nullptr);
-  pattern.prefix = LiteralPrefix(pattern.re->pattern());
+  ASSERT_TRUE(static_cast<bool>(pattern.re)) << error;
+  pattern.prefix = LiteralPrefix(pattern.re.pattern());
   ASSERT_EQ(pattern.prefix, "a");
   std::string text(1 << 16, 'a');  // every byte starts an attempt that reads to the end
   size_t end = 0;
@@ -80,6 +81,45 @@ TEST(MatchFacts, PrefixesEverywhereWithoutAMatch) {
   text += "x";
   EXPECT_TRUE(MatchFactsFrom(pattern, text, 0, &end, [](const FactGroup&, std::string_view) {}));
   EXPECT_EQ(end, text.size());
+}
+
+// The groups a pattern's text holds, read without RE2, are RE2's own: escapes,
+// \Q...\E, classes (with "]" first, "[:alpha:]"), flags and non-capturing groups.
+TEST(ReadCapturingGroups, NumbersGroupsAsRe2Does) {
+  const char* const kPatterns[] = {
+      R"(a(?P<x>b)(c)(?:d)(?i:e)(?i)f)",
+      R"(\((?P<x>\d+)\) \Q(not a group)\E(?P<y>z))",
+      R"([(][^)(]*[]()]((?P<size>[[:alpha:](]+))[\]()])",
+      R"(\Q(unterminated)",
+      R"(((a)|(?P<b>c))(?:(d)))",
+      R"(x\\(y))",
+  };
+  for (const char* pattern : kPatterns) {
+    std::map<std::string, int> named;
+    int groups = ReadCapturingGroups(pattern, &named);
+    RE2 re(pattern);
+    ASSERT_TRUE(re.ok()) << pattern << ": " << re.error();
+    EXPECT_EQ(groups, re.NumberOfCapturingGroups()) << pattern;
+    EXPECT_EQ(named, re.NamedCapturingGroups()) << pattern;
+  }
+}
+
+// A built-in pattern is compiled by its first match, not by loading the rules; a
+// user's rules are compiled (and refused) as they load.
+TEST(LazyRegex, TheBuiltinRulesCompileOnFirstUse) {
+  std::string error;
+  LazyRegex later = CompilePattern("lazily (?P<requested_bytes>{size}) here", &error, false);
+  ASSERT_TRUE(static_cast<bool>(later));
+  EXPECT_FALSE(later.compiled());
+  EXPECT_EQ(later.groups(), 1);
+  EXPECT_TRUE(RE2::PartialMatch("it is lazily 2.5G here", *later));
+  EXPECT_TRUE(later.compiled());
+  EXPECT_FALSE(CompilePattern("broken (", &error));
+  EXPECT_NE(error.find("missing )"), std::string::npos) << error;
+  LazyRegex broken_later = CompilePattern("broken later (", &error, false);
+  EXPECT_FALSE(broken_later.compiled());
+  EXPECT_FALSE(broken_later.Compile(&error));
+  EXPECT_FALSE(RE2::PartialMatch("broken later (", *broken_later));  // refused, matching nothing
 }
 
 }  // namespace
