@@ -21,10 +21,16 @@ using json = nlohmann::json;
 // Loads one document, collecting problems.
 class DocLoader {
  public:
-  /// compile_now: every pattern compiled (and refused with file:line) as it is
-  /// read; false for the built-in rules, whose patterns compile on first use.
+  /// compile_now: every pattern compiled (and refused with file:line) and every
+  /// repeated key found as the document is read; false for the built-in rules,
+  /// which the build's tests load whole: patterns compile on first use, the
+  /// locator is shallow.
   DocLoader(std::string name, std::string_view text, std::vector<Problem>* problems, bool compile_now = true)
-      : name_(std::move(name)), text_(text), locator_(text), problems_(problems), compile_now_(compile_now) {}
+      : name_(std::move(name)),
+        text_(text),
+        locator_(text, /*shallow=*/!compile_now),
+        problems_(problems),
+        compile_now_(compile_now) {}
 
   bool Load(RuleData* data);
 
@@ -86,7 +92,7 @@ class DocLoader {
 
   std::string name_;
   std::string_view text_;
-  JsonLocator locator_;
+  mutable JsonLocator locator_;  // a shallow one completes itself when asked for a deep pointer
   std::vector<Problem>* problems_;
   bool compile_now_;
   const json* shared_ = nullptr;                              // the file's "shared" lists

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <limits>
 
 namespace oomlens {
 
@@ -16,12 +17,20 @@ std::string PointerEscape(const std::string& key) {
   return out;
 }
 
-JsonLocator::JsonLocator(std::string_view text) : text_(text) {
+JsonLocator::JsonLocator(std::string_view text, bool shallow) : text_(text) {
   line_starts_.push_back(0);
   for (size_t i = 0; i < text_.size(); ++i)
     if (text_[i] == '\n') line_starts_.push_back(i + 1);
+  Locate(shallow ? kShallowDepth : std::numeric_limits<int>::max());
+}
+
+void JsonLocator::Locate(int max_depth) {
+  whole_ = max_depth == std::numeric_limits<int>::max();
+  pos_ = depth_ = 0;
+  offsets_.clear();
+  duplicates_.clear();
   SkipSpace();
-  Value("");
+  Value("", max_depth);
 }
 
 void JsonLocator::SkipSpace() {
@@ -61,9 +70,35 @@ bool JsonLocator::Within(const std::string& pointer) const {
   return false;
 }
 
-void JsonLocator::Value(const std::string& pointer) {
+// Past the value at pos_, nesting counted and strings skipped: nothing recorded.
+void JsonLocator::SkipValue() {
+  if (text_[pos_] != '{' && text_[pos_] != '[') {
+    if (text_[pos_] == '"') SkipString();
+    else
+      while (pos_ < text_.size() && !std::strchr(",]} \t\r\n", text_[pos_])) ++pos_;
+    return;
+  }
+  int nesting = 0;
+  do {
+    char c = text_[pos_];
+    if (c == '"') {
+      SkipString();
+      continue;
+    }
+    if (c == '{' || c == '[') ++nesting;
+    else if (c == '}' || c == ']') --nesting;
+    ++pos_;
+  } while (nesting > 0 && pos_ < text_.size());
+}
+
+void JsonLocator::Value(const std::string& pointer, int max_depth) {
   if (pos_ >= text_.size() || ++depth_ > 200) return;
   offsets_[pointer] = pos_;
+  if (depth_ > max_depth) {
+    SkipValue();
+    --depth_;
+    return;
+  }
   char c = text_[pos_];
   if (c == '{' || c == '[') {
     bool object = c == '{';
@@ -77,13 +112,13 @@ void JsonLocator::Value(const std::string& pointer) {
         if (text_[pos_] != '"') break;
         size_t key_at = pos_;
         child = pointer + "/" + PointerEscape(String());
-        if (offsets_.count(child) && !Within(child)) duplicates_.emplace_back(child, key_at);
+        if (whole_ && offsets_.count(child) && !Within(child)) duplicates_.emplace_back(child, key_at);
         SkipSpace();
         if (pos_ < text_.size() && text_[pos_] == ':') ++pos_;
         SkipSpace();
       }
       size_t before = pos_;
-      Value(child);
+      Value(child, max_depth);
       SkipSpace();
       if (pos_ < text_.size() && text_[pos_] == ',') ++pos_;
       if (pos_ == before) break;  // no progress: malformed
@@ -105,7 +140,8 @@ std::string JsonLocator::WhereOffset(size_t offset) const {
   return std::to_string(line) + ":" + std::to_string(col);
 }
 
-std::string JsonLocator::Where(const std::string& pointer) const {
+std::string JsonLocator::Where(const std::string& pointer) {
+  if (!whole_ && !offsets_.count(pointer)) Locate(std::numeric_limits<int>::max());
   std::string p = pointer;
   for (;;) {
     auto it = offsets_.find(p);

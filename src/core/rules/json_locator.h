@@ -16,9 +16,14 @@ namespace oomlens {
 /// Built from text that already parsed as JSON; tolerant of anything else.
 class JsonLocator {
  public:
-  explicit JsonLocator(std::string_view text);
+  /// shallow: values are located down to kShallowDepth segments ("/signatures/3/
+  /// samples/0") and repeated keys are not looked for (the built-in rules, which
+  /// the tests load whole); a deeper pointer asked for locates the rest then.
+  explicit JsonLocator(std::string_view text, bool shallow = false);
+  static constexpr int kShallowDepth = 4;
   /// "line:col" (1-based) of the value at pointer, or of its nearest located parent.
-  std::string Where(const std::string& pointer) const;
+  /// Not const: a shallow locator completes itself for a deeper pointer.
+  std::string Where(const std::string& pointer);
   /// "line:col" of a byte offset.
   std::string WhereOffset(size_t offset) const;
   /// Pointers of members whose key their object already had ("/causes/3/fit"), at
@@ -26,7 +31,9 @@ class JsonLocator {
   const std::vector<std::pair<std::string, size_t>>& duplicates() const { return duplicates_; }
 
  private:
-  void Value(const std::string& pointer);
+  void Locate(int max_depth);
+  void Value(const std::string& pointer, int max_depth);
+  void SkipValue();
   void SkipSpace();
   std::string String();
   void SkipString();
@@ -35,6 +42,7 @@ class JsonLocator {
   std::string_view text_;
   size_t pos_ = 0;
   int depth_ = 0;
+  bool whole_ = false;  // every value located, repeated keys found
   std::map<std::string, size_t> offsets_;
   std::vector<std::pair<std::string, size_t>> duplicates_;
   std::vector<size_t> line_starts_;  // offset of each line's first byte: WhereOffset is a binary search
