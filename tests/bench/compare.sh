@@ -3,8 +3,9 @@
 #
 #   tests/bench/compare.sh [BUILD_DIR]      (default: build; SIZES_MIB="1024 2048 4096")
 #
-# Generates the inputs (tests/gen/noise_log.py, never committed), installs ripgrep
-# if missing, runs oomlens, rg and grep alternately (median of RUNS, default 5),
+# Generates the inputs (tests/gen/noise_log.py, never committed; JSON lines, gzip
+# and zstd made from it), installs ripgrep if missing, runs oomlens, rg, grep,
+# wc -l and cat alternately (median of RUNS, default 5),
 # prints the figures and ratios, and exits 1 when a target of docs/performance.md
 # is missed. rg and grep get exactly the literals oomlens prefilters on
 # (`oomlens rules literals`). Timing is wall clock on a shared machine: compare
@@ -15,6 +16,7 @@ BIN=${1:-build}/oomlens
 RUNS=${RUNS:-5}
 SIZES_MIB=${SIZES_MIB:-"1024 2048 4096"}
 WORK=${WORK:-$(mktemp -d /tmp/oomlens-bench.XXXXXX)}
+mkdir -p "$WORK"
 failures=0
 
 say() { printf '%s\n' "$*"; }
@@ -24,6 +26,7 @@ need /usr/bin/time time
 need gzip gzip
 
 "$BIN" rules literals > "$WORK/literals.txt"
+head -5 "$WORK/literals.txt" > "$WORK/five-literals.txt"
 
 # Median wall seconds of each command (one string each; paths without spaces),
 # the commands run in turn RUNS times: a load that comes and goes on this shared
@@ -78,6 +81,51 @@ if [ ${#per_gib[@]} -gt 1 ]; then
 fi
 
 mib=${SIZES_MIB%% *}
+# The quiet log (no line holds a literal: the fast path alone) against the floor:
+# counting lines (wc -l) and copying to a file (cat) read the same bytes.
+quiet="$WORK/quiet-$mib.log"
+[ -f "$quiet" ] || python3 tests/gen/noise_log.py "$mib" --quiet > "$quiet"
+read -r o1 w c r5 < <(alternate "$BIN -q -j 1 $quiet" "wc -l $quiet" "cat $quiet" \
+  "rg -c -F -f $WORK/five-literals.txt $quiet")
+say "quiet ${mib} MiB at -j 1: oomlens ${o1}s  wc -l ${w}s  cat ${c}s  rg (5 literals) ${r5}s"
+check "quiet oomlens -j 1/wc -l (${mib} MiB)" "$(awk -v a="$o1" -v b="$w" 'BEGIN{printf "%.2f", (b > 0 ? a/b : 99)}')" "<=" 1.5
+per_byte() { awk -v t="$1" -v n="$2" -v q="$o1" -v m="$(stat -c %s "$quiet")" 'BEGIN{printf "%.2f", (t / n) / (q / m)}'; }
+
+# The generated log (15% memory-statistics lines, 10% quota warnings) at -j 1.
+heavy="$WORK/noise-$mib.log"
+read -r oh < <(alternate "$BIN -q -j 1 $heavy")
+say "noise ${mib} MiB at -j 1: oomlens ${oh}s"
+check "noise log at -j 1, cost a byte / the quiet log's" "$(per_byte "$oh" "$(stat -c %s "$heavy")")" "<=" 3
+
+# Input classes: each one's cost per byte against the plain log's (oomlens -j 1).
+json="$WORK/noise-$mib.jsonl"
+[ -f "$json" ] || python3 -c 'import json, sys
+for line in sys.stdin: sys.stdout.write(json.dumps({"log": line.rstrip("\n"), "stream": "stderr"}) + "\n")' \
+  < "$heavy" > "$json"
+gz="$WORK/noise-$mib.log.gz"
+[ -f "$gz" ] || gzip -1 -c "$heavy" > "$gz"
+zst="$WORK/noise-$mib.log.zst"
+need zstd zstd
+[ -f "$zst" ] || zstd -q -1 -c "$heavy" > "$zst"
+printf '%s < "$2" | wc -l\n' '"$1"' > "$WORK/decompress-count.sh"
+read -r oj og oz zg zz < <(alternate "$BIN -q -j 1 $json" "$BIN -q -j 1 $gz" "$BIN -q -j 1 $zst" \
+  "sh $WORK/decompress-count.sh zcat $gz" "sh $WORK/decompress-count.sh zstdcat $zst")
+say "classes: JSON lines ${oj}s, gzip ${og}s (zcat|wc ${zg}s), zstd ${oz}s (zstdcat|wc ${zz}s)"
+check "JSON lines, cost a byte / the plain log's" "$(per_byte "$oj" "$(stat -c %s "$json")")" "<=" 3
+check "gzip oomlens/(zcat|wc)" "$(awk -v a="$og" -v b="$zg" 'BEGIN{printf "%.2f", a/b}')" "<=" 1.5
+check "zstd oomlens/(zstdcat|wc)" "$(awk -v a="$oz" -v b="$zz" 'BEGIN{printf "%.2f", a/b}')" "<=" 1.5
+
+# Start-up: an empty input, and --version, against rg and grep given the same literals.
+# A run of 50 processes is timed (the clock counts hundredths): seconds a process.
+printf 'for _ in $(seq 50); do "$@" > /dev/null 2>&1; done\n' > "$WORK/fifty.sh"
+read -r s v sr s5 sg < <(alternate "sh $WORK/fifty.sh $BIN /dev/null" "sh $WORK/fifty.sh $BIN --version" \
+  "sh $WORK/fifty.sh rg -c -F -f $WORK/literals.txt /dev/null" \
+  "sh $WORK/fifty.sh rg -c -F -f $WORK/five-literals.txt /dev/null" \
+  "sh $WORK/fifty.sh grep -c -F -f $WORK/literals.txt /dev/null")
+ms() { awk -v t="$1" 'BEGIN{printf "%.1f", t * 1000 / 50}'; }
+say "start-up: oomlens $(ms "$s") ms  --version $(ms "$v") ms  rg $(ms "$sr") ms (5 literals: $(ms "$s5") ms)  grep $(ms "$sg") ms"
+check "start-up oomlens/rg" "$(awk -v a="$s" -v b="$sr" 'BEGIN{printf "%.2f", (b > 0 ? a/b : 99)}')" "<=" 2
+
 # Flat with the number of rules: 300 more signatures, each with its own literal.
 mkdir -p "$WORK/many-rules"
 python3 tests/gen/many_signatures.py 300 > "$WORK/many-rules/generated.json"
@@ -91,8 +139,6 @@ read -r o r < <(alternate "$BIN -q $storm" "rg -c -F -f $WORK/literals.txt $stor
 say "storm ${mib} MiB: oomlens ${o}s  rg ${r}s"
 check "storm oomlens/rg" "$(awk -v a="$o" -v b="$r" 'BEGIN{printf "%.2f", a/b}')" "<=" 1.5
 
-gz="$WORK/noise-$mib.log.gz"
-[ -f "$gz" ] || gzip -1 -c "$WORK/noise-$mib.log" > "$gz"
 check "peak RSS gzip (${mib} MiB)" "$(peak_mib "$BIN -q $gz")" "<=" 32
 
 line="$WORK/one-line.log"

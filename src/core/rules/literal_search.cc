@@ -10,7 +10,7 @@
 namespace oomlens {
 namespace {
 
-constexpr int kMaxK = 4;
+constexpr int kMaxK = 5;
 constexpr int kBucketBits = 12;
 constexpr size_t kBuckets = size_t{1} << kBucketBits;
 constexpr size_t kWindow = 32;  // positions tested at once
@@ -35,11 +35,13 @@ double ByteWeight(unsigned char c) {
   return 0.002;
 }
 
-uint32_t Hash(uint32_t key) { return (key * 2654435761u) >> (32 - kBucketBits); }
+uint32_t Hash(uint64_t key) {
+  return static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ull) >> (64 - kBucketBits));
+}
 
-uint32_t KeyAt(const unsigned char* p, int k) {
-  uint32_t key = 0;
-  for (int j = 0; j < k; ++j) key |= static_cast<uint32_t>(p[j]) << (8 * j);
+uint64_t KeyAt(const unsigned char* p, int k) {
+  uint64_t key = 0;
+  for (int j = 0; j < k; ++j) key |= static_cast<uint64_t>(p[j]) << (8 * j);
   return key;
 }
 
@@ -177,6 +179,17 @@ __attribute__((target("avx2"))) size_t NextWindowAvx2(const uint8_t (*low_nibble
   *mask = 0;
   return w;
 }
+
+// The instance for fingerprints of k bytes.
+size_t NextWindowAvx2(int k, const uint8_t (*low_nibble)[16], const unsigned char* p, size_t from,
+                      size_t last, uint32_t* mask) {
+  static_assert(kMaxK == 5, "one instance per fingerprint length");
+  switch (k) {
+    case 3: return NextWindowAvx2<3>(low_nibble, p, from, last, mask);
+    case 4: return NextWindowAvx2<4>(low_nibble, p, from, last, mask);
+    default: return NextWindowAvx2<5>(low_nibble, p, from, last, mask);
+  }
+}
 #endif
 
 }  // namespace
@@ -203,7 +216,7 @@ std::unique_ptr<LiteralSearch> LiteralSearch::Build(const std::vector<std::strin
   std::vector<std::vector<Entry>> buckets(kBuckets);
   for (size_t i = 0; i < literals.size(); ++i) {
     const auto* bytes = reinterpret_cast<const unsigned char*>(literals[i].data()) + offsets[i];
-    uint32_t key = KeyAt(bytes, k);
+    uint64_t key = KeyAt(bytes, k);
     buckets[Hash(key)].push_back(Entry{key, static_cast<uint32_t>(i), static_cast<uint32_t>(offsets[i])});
     for (int j = 0; j < k; ++j) {
       search->tables_->member[j][bytes[j]] = true;
@@ -223,7 +236,7 @@ std::unique_ptr<LiteralSearch> LiteralSearch::Build(const std::vector<std::strin
 template <typename OnMatch>
 bool LiteralSearch::Verify(std::string_view text, size_t pos, OnMatch& on_match) const {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  uint32_t key = KeyAt(p + pos, k_);
+  uint64_t key = KeyAt(p + pos, k_);
   uint32_t bucket = Hash(key);
   for (uint32_t e = bucket_start_[bucket]; e < bucket_start_[bucket + 1]; ++e) {
     const Entry& entry = entries_[e];
@@ -251,8 +264,7 @@ bool LiteralSearch::Scan(std::string_view text, OnMatch on_match) const {
     const auto* low = reinterpret_cast<const uint8_t(*)[16]>(tables_->low_nibble.data());
     while (pos <= last) {
       uint32_t mask = 0;
-      pos =
-          k == 4 ? NextWindowAvx2<4>(low, p, pos, last, &mask) : NextWindowAvx2<3>(low, p, pos, last, &mask);
+      pos = NextWindowAvx2(k_, low, p, pos, last, &mask);
       if (mask == 0) break;
       for (; mask != 0; mask &= mask - 1) {
         if (!Verify(text, pos + static_cast<size_t>(__builtin_ctz(mask)), on_match)) return false;
@@ -263,9 +275,9 @@ bool LiteralSearch::Scan(std::string_view text, OnMatch on_match) const {
 #endif
   const auto& member = tables_->member;
   for (; pos + k <= n; ++pos) {
-    bool candidate = member[0][p[pos]] && member[1][p[pos + 1]] && member[2][p[pos + 2]] &&
-                     (k < 4 || member[3][p[pos + 3]]);
-    if (candidate && !Verify(text, pos, on_match)) return false;
+    size_t j = 0;
+    while (j < k && member[j][p[pos + j]]) ++j;
+    if (j == k && !Verify(text, pos, on_match)) return false;
   }
   return true;
 }

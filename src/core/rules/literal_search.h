@@ -2,11 +2,10 @@
 // buffer of many lines at several GB/s, without a regex engine.
 //
 // Each literal is represented by a fingerprint: K consecutive bytes of it
-// (K = 3 or 4), at the offset that makes the fingerprints together rarest in
-// log text. A first pass tests 32 positions at a time (AVX2 where the CPU has
-// it, a byte loop otherwise): a position is a candidate when its K bytes each
-// belong to the set of bytes fingerprints hold at that place. Candidates are
-// then looked up in a small hash table of the exact fingerprints, and only an
+// (K = 3 to 5: the shortest literal's length, at most 5), at the offset that makes the fingerprints together
+// rarest in log text. A first pass tests 32 positions at a time (AVX2 where the CPU has it, a byte loop
+// otherwise): a position is a candidate when its K bytes each belong to the set of bytes fingerprints hold at
+// that place. Candidates are then looked up in a small hash table of the exact fingerprints, and only an
 // exact fingerprint leads to comparing the literal itself.
 #ifndef OOMLENS_CORE_RULES_LITERAL_SEARCH_H_
 #define OOMLENS_CORE_RULES_LITERAL_SEARCH_H_
@@ -41,12 +40,12 @@ class LiteralSearch {
   /// reported more than once). Stops early when found returns false.
   void ForEach(std::string_view text, const std::function<bool(size_t)>& found) const;
 
-  /// Bytes in each fingerprint (3 or 4).
+  /// Bytes in each fingerprint (3 to 5).
   int fingerprint_length() const { return k_; }
 
  private:
   struct Entry {
-    uint32_t key;      // the fingerprint's bytes, little-endian
+    uint64_t key;      // the fingerprint's bytes, little-endian
     uint32_t literal;  // index into literals_
     uint32_t offset;   // of the fingerprint in the literal
   };

@@ -78,25 +78,36 @@ std::string RandomText(std::mt19937* rng, const std::vector<std::string>& litera
 
 class LiteralSearchBoth : public ::testing::TestWithParam<LiteralSearch::FirstPass> {};
 
-TEST_P(LiteralSearchBoth, AgreesWithPlainFindOnRandomText) {
-  auto search = LiteralSearch::Build(kLiterals, GetParam());
-  ASSERT_NE(search, nullptr);
-  std::mt19937 rng(7);
-  for (int round = 0; round < 3000; ++round) {
-    std::string text = RandomText(&rng, kLiterals, 1 + rng() % 120);
-    std::set<size_t> found;
-    search->ForEach(text, [&found](size_t i) {
-      found.insert(i);
-      return true;
-    });
-    ASSERT_EQ(found, NaiveWhich(kLiterals, text)) << "text: " << text;
-    size_t first = search->FindInFirstLine(text);
-    size_t expected = NaiveFirstLine(kLiterals, text);
-    if (expected == std::string_view::npos) {
-      ASSERT_EQ(first, std::string_view::npos) << "text: " << text;
-    } else {
-      ASSERT_NE(first, std::string_view::npos) << "text: " << text;
-      ASSERT_EQ(LineStart(text, first), expected) << "text: " << text;
+// kLiterals with one shorter literal: the fingerprints are that literal's length.
+std::vector<std::string> WithShortest(const std::string& shortest) {
+  std::vector<std::string> literals = kLiterals;
+  if (!shortest.empty()) literals.push_back(shortest);
+  return literals;
+}
+
+TEST_P(LiteralSearchBoth, AgreesWithPlainFindOnRandomTextForEveryFingerprintLength) {
+  for (const std::string shortest : {"OOM", "OOM!", ""}) {
+    const std::vector<std::string> literals = WithShortest(shortest);
+    auto search = LiteralSearch::Build(literals, GetParam());
+    ASSERT_NE(search, nullptr);
+    ASSERT_EQ(search->fingerprint_length(), shortest.empty() ? 5 : static_cast<int>(shortest.size()));
+    std::mt19937 rng(7);
+    for (int round = 0; round < 3000; ++round) {
+      std::string text = RandomText(&rng, literals, 1 + rng() % 120);
+      std::set<size_t> found;
+      search->ForEach(text, [&found](size_t i) {
+        found.insert(i);
+        return true;
+      });
+      ASSERT_EQ(found, NaiveWhich(literals, text)) << "text: " << text;
+      size_t first = search->FindInFirstLine(text);
+      size_t expected = NaiveFirstLine(literals, text);
+      if (expected == std::string_view::npos) {
+        ASSERT_EQ(first, std::string_view::npos) << "text: " << text;
+      } else {
+        ASSERT_NE(first, std::string_view::npos) << "text: " << text;
+        ASSERT_EQ(LineStart(text, first), expected) << "text: " << text;
+      }
     }
   }
 }
