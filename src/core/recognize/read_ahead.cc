@@ -194,4 +194,17 @@ size_t ReadAheadSource::Find(std::string_view text, uint64_t offset) {
   return static_cast<size_t>(hits_.front() - offset);
 }
 
+bool ReadAheadPays(std::string_view first_bytes, std::string_view decoded_head, const Prefilter& prefilter) {
+  size_t common = std::min(first_bytes.size(), decoded_head.size());
+  if (first_bytes.substr(0, common) != decoded_head.substr(0, common)) return true;  // decompressed
+  size_t lines = 0;
+  for (std::string_view rest = first_bytes; lines < kReadAheadLines; ++lines) {
+    size_t hit = prefilter.Find(rest);
+    if (hit == std::string_view::npos) break;
+    size_t end = rest.find('\n', hit);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+  }
+  return lines >= kReadAheadLines;
+}
+
 }  // namespace oomlens

@@ -104,6 +104,16 @@ class ReadAheadSource : public ByteSource {
   std::thread thread_;
 };
 
+/// Whether reading ahead pays for an input whose first bytes (up to a MiB, as
+/// stored) are first_bytes and whose text starts with decoded_head. Always for
+/// compressed or re-encoded input (the text is not the bytes): decompression
+/// moves to the second thread. For plain text only when the first bytes hold at
+/// least kReadAheadLines candidate lines: on a quiet log handing chunks between
+/// threads costs more than the search it moves (docs/performance.md).
+bool ReadAheadPays(std::string_view first_bytes, std::string_view decoded_head, const Prefilter& prefilter);
+constexpr size_t kReadAheadProbe = 1 << 20;
+constexpr size_t kReadAheadLines = 64;
+
 }  // namespace oomlens
 
 #endif  // OOMLENS_CORE_RECOGNIZE_READ_AHEAD_H_

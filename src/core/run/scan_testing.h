@@ -10,6 +10,9 @@ namespace oomlens {
 struct ScannerTesting {
   /// With read_ahead: which figure lines the second thread reads.
   static void SetReadFigures(Scanner* scanner, ReadFigures figures);
+  /// With read_ahead: a file is read ahead whatever its first MiB holds
+  /// (ReadAheadPays), so tests compare both ways on small, quiet logs.
+  static void ReadAheadWhateverTheProbe(Scanner* scanner);
 };
 
 }  // namespace oomlens

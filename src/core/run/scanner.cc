@@ -57,6 +57,7 @@ struct Scanner::State {
   size_t dropped_problems = 0;
   size_t memory_records_dropped = 0;
   ReadFigures read_figures = ReadFigures::kWhenBehind;  // ScannerTesting may force a side
+  bool probe_files = true;                              // or read ahead whatever a file holds
 
   State(const RuleSet& r, ScanOptions o)
       : rules(r),
@@ -186,17 +187,37 @@ RecordFormat LookForRecord(ByteSource* source, std::string* head) {
   return ReadUpTo(source, kRecordHeadBytes, head, &error) ? RecordFormatOf(*head) : RecordFormat::kNone;
 }
 
+// Pipes are read ahead; a file when ReadAheadPays on its first MiB (read with
+// pread: the offset stays); a terminal is a person pasting, with nothing to gain.
+bool ReadAheadPaysFor(int fd, off_t at, std::string_view decoded_head, const Prefilter& prefilter,
+                      bool probe_files) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || ::isatty(fd)) return false;
+  if (S_ISFIFO(st.st_mode)) return true;
+  if (!S_ISREG(st.st_mode)) return false;
+  if (!probe_files) return true;
+  std::string probe(
+      std::min<uint64_t>(kReadAheadProbe, static_cast<uint64_t>(std::max<off_t>(st.st_size, 0))), '\0');
+  ssize_t got = at < 0 ? -1 : ::pread(fd, probe.data(), probe.size(), at);
+  if (got < 0) return true;  // the scan meets the error, and says it
+  probe.resize(static_cast<size_t>(got));
+  return ReadAheadPays(probe, decoded_head, prefilter);
+}
+
 }  // namespace
 
 void ScannerTesting::SetReadFigures(Scanner* scanner, ReadFigures figures) {
   scanner->state_->read_figures = figures;
 }
 
+void ScannerTesting::ReadAheadWhateverTheProbe(Scanner* scanner) { scanner->state_->probe_files = false; }
+
 Scanner::Scanner(const RuleSet& rules, ScanOptions options)
     : state_(std::make_unique<State>(rules, std::move(options))) {}
 Scanner::~Scanner() = default;
 
 bool Scanner::ScanFd(int fd, const std::string& name, const std::string& host) {
+  off_t start = ::lseek(fd, 0, SEEK_CUR);  // before any read: where a file's probe starts
   FdSource raw(fd);
   raw.StopWhen(state_->options.cancel);  // an interrupt ends a wait on a quiet pipe
   raw.CountInto(state_->options.bytes_read);
@@ -205,12 +226,12 @@ bool Scanner::ScanFd(int fd, const std::string& name, const std::string& host) {
   RecordFormat record = LookForRecord(decompressed.get(), &head);
   if (record != RecordFormat::kNone)
     return state_->ScanRecord(record, decompressed.get(), std::move(head), name, host);
+  bool read_ahead =
+      state_->options.read_ahead &&
+      ReadAheadPaysFor(fd, start, head, *state_->recognizer.shared_prefilter(), state_->probe_files);
   PrefixedSource rest(std::move(head), decompressed.get());  // a read error recurs, and is said, below
   ByteSource* source = &rest;
-  // Files and pipes are read ahead; a terminal is a person pasting, with nothing to gain.
-  struct stat st;
-  bool file_or_pipe = ::fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode));
-  if (state_->options.read_ahead && file_or_pipe && !::isatty(fd)) {
+  if (read_ahead) {
     std::atomic<bool> stop_reading{false};
     raw.StopWhen(state_->options.cancel, &stop_reading);
     FigureReader figures(RuleDataOf(state_->rules), state_->recognizer.shared_prefilter());

@@ -41,6 +41,7 @@ class ReadAheadTest : public ::testing::Test {
     options.max_line_bytes = max_line;
     Scanner scanner(rules_, options);
     ScannerTesting::SetReadFigures(&scanner, figures);
+    ScannerTesting::ReadAheadWhateverTheProbe(&scanner);
     scanner.ScanFile(path, "");
     std::ostringstream out;
     RenderJson(scanner.Finish(), out);
@@ -206,6 +207,26 @@ TEST_F(ReadAheadTest, TheSecondThreadReadsFigureLinesForTheScanner) {
   EXPECT_EQ(used->text, "3.30G");
   EXPECT_EQ(used->integer, static_cast<int64_t>(3.30 * (1 << 30) + 0.5));
   EXPECT_FALSE(prepared[1].has_value());  // an OOM message is the recogniser's
+}
+
+TEST(ReadAheadPays, OnlyWhereTheFirstBytesHoldEnoughCandidateLines) {
+  RuleSet rules;
+  std::vector<Problem> problems;
+  ASSERT_TRUE(rules.LoadBuiltin(&problems));
+  Prefilter prefilter(rules.Literals());
+  std::string quiet, heavy;
+  for (int i = 0; i < 2000; ++i) {
+    std::string step = "I1130 12:00:00.000000  1000 train.py:1] step " + std::to_string(i) + " loss=0.8474\n";
+    quiet += step;
+    heavy += step + "Memstats: step " + std::to_string(i) + ": Using (GB) 3.10 / 30.75 (11.0%) on TPU_1\n";
+  }
+  EXPECT_FALSE(ReadAheadPays(quiet, quiet.substr(0, 4096), prefilter));
+  EXPECT_TRUE(ReadAheadPays(heavy, heavy.substr(0, 4096), prefilter));
+  // A few candidate lines are not enough; the last one may lack its newline.
+  std::string few = quiet + "Memstats: step 1: Using (GB) 3.10 / 30.75 (11.0%) on TPU_1";
+  EXPECT_FALSE(ReadAheadPays(few, few.substr(0, 4096), prefilter));
+  // Compressed input (its text is not its bytes): decompression moves to the second thread.
+  EXPECT_TRUE(ReadAheadPays("\x1f\x8b\x08\x00 compressed bytes", quiet.substr(0, 4096), prefilter));
 }
 
 }  // namespace
