@@ -77,7 +77,7 @@ scan_all_logs() {
 
 run_fuzzers() {
   local dir=$1 seconds=${FUZZ_SECONDS:-30} seeds="$1/fuzz-seeds"
-  rm -rf "$seeds" && mkdir -p "$seeds"/{scan,size,expr,rules,report,pickle,pprof}
+  rm -rf "$seeds" && mkdir -p "$seeds"/{scan,size,expr,rules,report,pickle,pprof,jsonline}
   local n=0 f
   while IFS= read -r f; do cp "$f" "$seeds/scan/$((n++))_${f##*/}"; done \
     < <(find testdata ../shared/corpus -name '*.log' -size -256k 2>/dev/null)
@@ -91,6 +91,10 @@ run_fuzzers() {
   printf '%s\n' 'requested_bytes > free_bytes and has(program)' 'requested_bytes / free_bytes < 1.1' \
     '{requested_bytes - free_bytes:ratio} x' 'max(requested_bytes, 1G) >= 2 * free_bytes or not has(program)' \
     | split -l 1 - "$seeds/expr/e"
+  printf '%s\n' '{"log":"Memstats: Using (GB) 3.10 / 30.75\n","stream":"stderr","time":"2026-01-01T00:00:00Z"}' \
+    '{"message":"OOMKilled","level":3,"ok":true,"x":null,"f":-1.5e+3}' '{"log":"first","log":"second"}' \
+    '{"textPayload":"Attempting to reserve 29.49G","resource":{"labels":{"pod_name":"worker-3"}}}' \
+    | split -l 1 - "$seeds/jsonline/j"
   /usr/bin/python3 - "$seeds/pickle" <<'PY'  # a memory snapshot's shape, in each protocol the reader takes
 import pickle, sys
 frames = [{"filename": "train.py", "line": 42, "name": "step"}]
@@ -103,7 +107,7 @@ for protocol in (2, 3, 4, 5):
 PY
   cp testdata/records/*.pickle "$seeds/pickle/"
   for f in testdata/records/*.prof; do gzip -dc "$f" > "$seeds/pprof/${f##*/}"; done
-  for target in scan size expr rules report pickle pprof; do
+  for target in scan size expr rules report pickle pprof jsonline; do
     mkdir -p "$dir/fuzz-corpus/$target"
     say "fuzzing ${target}_fuzzer for ${seconds}s"
     "$dir/${target}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \

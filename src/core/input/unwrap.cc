@@ -38,6 +38,130 @@ std::string FirstString(const json& obj, std::initializer_list<std::initializer_
   return "";
 }
 
+// A flat JSON object read without building a document: docker's json-file lines
+// ({"log":"...","stream":"stderr","time":"..."}) are most JSON log lines.
+class FlatObject {
+ public:
+  enum class Result { kRead, kAskTheParser };
+
+  // Reads object (which starts with '{'), keeping the string members the
+  // unwrapper reads. Anything beyond printable ASCII strings without escapes,
+  // numbers, booleans and null (nesting, escapes, other bytes, trailing text)
+  // is left to the parser: kAskTheParser.
+  Result Read(std::string_view object) {
+    text_ = object;
+    pos_ = 1;
+    Space();
+    if (Peek() == '}') return End();
+    for (;;) {
+      std::string_view key, value;
+      if (!String(&key)) return Result::kAskTheParser;
+      Space();
+      if (Peek() != ':') return Result::kAskTheParser;
+      ++pos_;
+      Space();
+      if (Peek() == '"') {
+        if (!String(&value)) return Result::kAskTheParser;
+        Keep(key, value);
+      } else if (!Scalar()) {
+        return Result::kAskTheParser;
+      }
+      Space();
+      if (Peek() == '}') return End();
+      if (Peek() != ',') return Result::kAskTheParser;
+      ++pos_;
+      Space();
+    }
+  }
+  // The text field as FirstString takes it: the first non-empty of log,
+  // textPayload, message, msg (a repeated key: its last value, as the parser).
+  std::string_view Text() const {
+    for (std::string_view value : {log_, text_payload_, message_, msg_})
+      if (!value.empty()) return value;
+    return {};
+  }
+
+ private:
+  char Peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+  void Space() {
+    while (Peek() == ' ' || Peek() == '\t' || Peek() == '\r' || Peek() == '\n') ++pos_;
+  }
+  Result End() {
+    ++pos_;
+    Space();
+    return pos_ == text_.size() ? Result::kRead : Result::kAskTheParser;
+  }
+  bool String(std::string_view* out) {
+    if (Peek() != '"') return false;
+    size_t start = ++pos_;
+    for (; pos_ < text_.size(); ++pos_) {
+      unsigned char c = static_cast<unsigned char>(text_[pos_]);
+      if (c == '"') {
+        *out = text_.substr(start, pos_ - start);
+        ++pos_;
+        return true;
+      }
+      if (c == '\\' || c < 0x20 || c >= 0x7f) return false;
+    }
+    return false;
+  }
+  // A number, true, false or null, by JSON's grammar.
+  bool Scalar() {
+    for (std::string_view word : {"true", "false", "null"}) {
+      if (text_.substr(pos_, word.size()) == word) {
+        pos_ += word.size();
+        return true;
+      }
+    }
+    if (Peek() == '-') ++pos_;
+    if (Peek() == '0') ++pos_;
+    else if (!Digits()) return false;
+    if (Peek() == '.') {
+      ++pos_;
+      if (!Digits()) return false;
+    }
+    if (Peek() == 'e' || Peek() == 'E') {
+      ++pos_;
+      if (Peek() == '+' || Peek() == '-') ++pos_;
+      if (!Digits()) return false;
+    }
+    return true;
+  }
+  bool Digits() {
+    size_t start = pos_;
+    while (Peek() >= '0' && Peek() <= '9') ++pos_;
+    return pos_ > start;
+  }
+  void Keep(std::string_view key, std::string_view value) {
+    if (key == "log") log_ = value;
+    else if (key == "textPayload") text_payload_ = value;
+    else if (key == "message") message_ = value;
+    else if (key == "msg") msg_ = value;
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  std::string_view log_, text_payload_, message_, msg_;
+};
+
+// The text field's lines into *texts (a payload may hold several); false when empty.
+bool SplitText(const std::string& text, std::vector<std::string>* texts) {
+  if (text.empty()) return false;
+  texts->clear();
+  size_t from = 0;
+  while (from <= text.size()) {
+    size_t nl = text.find('\n', from);
+    std::string piece = text.substr(from, nl == std::string::npos ? std::string::npos : nl - from);
+    if (nl == std::string::npos) {
+      if (!piece.empty() || texts->empty()) texts->push_back(piece);
+      break;
+    }
+    texts->push_back(piece);
+    from = nl + 1;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool UnwrapCri(std::string_view line, std::string* partial, std::string* text, bool* complete) {
@@ -65,6 +189,17 @@ bool UnwrapCri(std::string_view line, std::string* partial, std::string* text, b
 bool UnwrapJson(std::string_view line, std::vector<std::string>* texts, std::string* host) {
   size_t start = line.find_first_not_of(" \t");
   if (start == std::string_view::npos || line[start] != '{') return false;
+  FlatObject flat;
+  if (flat.Read(line.substr(start)) != FlatObject::Result::kRead)
+    return UnwrapJsonByParser(line, texts, host);
+  if (!SplitText(std::string(flat.Text()), texts)) return false;
+  host->clear();  // the host fields are nested: a flat object names none
+  return true;
+}
+
+bool UnwrapJsonByParser(std::string_view line, std::vector<std::string>* texts, std::string* host) {
+  size_t start = line.find_first_not_of(" \t");
+  if (start == std::string_view::npos || line[start] != '{') return false;
   if (!JsonDepthWithin(line.substr(start))) return false;  // read as the text it is
   json doc =
       json::parse(line.begin() + static_cast<long>(start), line.end(), nullptr, /*allow_exceptions=*/false);
@@ -77,19 +212,7 @@ bool UnwrapJson(std::string_view line, std::vector<std::string>* texts, std::str
                             {"labels", "compute.googleapis.com/resource_name"},
                             {"resource", "labels", "node_id"},
                             {"kubernetes", "pod_name"}});
-  texts->clear();
-  size_t from = 0;
-  while (from <= text.size()) {
-    size_t nl = text.find('\n', from);
-    std::string piece = text.substr(from, nl == std::string::npos ? std::string::npos : nl - from);
-    if (nl == std::string::npos) {
-      if (!piece.empty() || texts->empty()) texts->push_back(piece);
-      break;
-    }
-    texts->push_back(piece);
-    from = nl + 1;
-  }
-  return true;
+  return SplitText(text, texts);
 }
 
 }  // namespace oomlens

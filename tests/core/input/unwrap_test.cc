@@ -1,0 +1,86 @@
+// The hand reader of flat JSON lines against the JSON parser: the same text,
+// lines and host for docker's lines, Cloud Logging's, and lines mutated a byte
+// at a time (escapes, nesting, numbers, repeated keys, trailing text).
+#include "core/input/unwrap.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+namespace oomlens {
+namespace {
+
+struct Unwrapped {
+  bool ok = false;
+  std::vector<std::string> texts;
+  std::string host;
+  bool operator==(const Unwrapped& o) const {
+    return ok == o.ok && (!ok || (texts == o.texts && host == o.host));
+  }
+};
+
+template <typename Unwrap>
+Unwrapped Run(Unwrap unwrap, const std::string& line) {
+  Unwrapped out;
+  out.ok = unwrap(line, &out.texts, &out.host);
+  return out;
+}
+
+void ExpectSame(const std::string& line) {
+  Unwrapped fast = Run(UnwrapJson, line), parsed = Run(UnwrapJsonByParser, line);
+  EXPECT_TRUE(fast == parsed) << "line: " << line << "\nhand: " << fast.ok << " "
+                              << (fast.texts.empty() ? "" : fast.texts[0]) << "\nparser: " << parsed.ok << " "
+                              << (parsed.texts.empty() ? "" : parsed.texts[0]);
+}
+
+const std::vector<std::string> kLines = {
+    R"j({"log":"RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n","stream":"stderr","time":"2026-01-01T00:00:00Z"})j",
+    R"j({"log": "Memstats: step 1: Using (GB) 3.10 / 30.75 (11.0%)", "stream": "stderr"})j",
+    R"j(  {"message":"OOMKilled","level":3,"ok":true,"x":null,"f":-1.5e+3})j",
+    R"j({"msg":"exit code 137","message":"","log":""})j",
+    R"j({"log":"first","log":"second"})j",
+    R"j({"textPayload":"Attempting to reserve 29.49G","resource":{"labels":{"pod_name":"worker-3"}}})j",
+    R"j({"jsonPayload":{"message":"killed"},"msg":"plain"})j",
+    R"j({"log":"caf\u00e9 \"quoted\" \\ back"})j",
+    R"j({"log":"tab	inside"})j",
+    R"j({})j",
+    R"j({"log":"x"} trailing)j",
+    R"j({"log":"x",})j",
+    R"j({"n":01,"log":"x"})j",
+    R"j({"n":1.,"log":"x"})j",
+    R"j({"log":"x","n":-})j",
+};
+
+TEST(UnwrapJson, TheHandReaderAgreesWithTheParserOnKnownShapes) {
+  for (const std::string& line : kLines) ExpectSame(line);
+  std::vector<std::string> texts;
+  std::string host = "stale";
+  ASSERT_TRUE(UnwrapJson(kLines[0], &texts, &host));
+  EXPECT_EQ(texts, std::vector<std::string>{"RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB"});
+  EXPECT_EQ(host, "");
+  ASSERT_TRUE(UnwrapJson(kLines[4], &texts, &host));
+  EXPECT_EQ(texts, std::vector<std::string>{"second"});  // a repeated key: its last value
+}
+
+TEST(UnwrapJson, TheHandReaderAgreesWithTheParserOnMutatedLines) {
+  std::mt19937 rng(5);
+  const std::string bytes = "{}[]\":,\\ \t0123456789.eE+-abtrufnl\x7f\xc3\x01";
+  for (int round = 0; round < 20000; ++round) {
+    std::string line = kLines[rng() % kLines.size()];
+    for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0 && !line.empty(); --edits) {
+      size_t at = rng() % line.size();
+      switch (rng() % 3) {
+        case 0: line[at] = bytes[rng() % bytes.size()]; break;
+        case 1: line.insert(at, 1, bytes[rng() % bytes.size()]); break;
+        default: line.erase(at, 1); break;
+      }
+    }
+    ExpectSame(line);
+    if (HasFailure()) return;
+  }
+}
+
+}  // namespace
+}  // namespace oomlens
