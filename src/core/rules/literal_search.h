@@ -1,12 +1,13 @@
 // Multi-literal search for the fast path: finds the signatures' literals in a
 // buffer of many lines at several GB/s, without a regex engine.
 //
-// Each literal is represented by a fingerprint: K consecutive bytes of it
-// (K = 3 to 5: the shortest literal's length, at most 5), at the offset that makes the fingerprints together
-// rarest in log text. A first pass tests 32 positions at a time (AVX2 where the CPU has it, a byte loop
-// otherwise): a position is a candidate when its K bytes each belong to the set of bytes fingerprints hold at
-// that place. Candidates are then looked up in a small hash table of the exact fingerprints, and only an
-// exact fingerprint leads to comparing the literal itself.
+// Each literal is represented by a fingerprint: K consecutive bytes of it (K is
+// the shortest literal's length, at most 5), at the offset that makes the
+// fingerprints together rarest in log text. A first pass tests 32 positions at a
+// time (AVX2 where the CPU has it, a byte loop otherwise): a position is a
+// candidate when its K bytes each belong to the set of bytes fingerprints hold at
+// that place. Candidates are then looked up in a small hash table of the exact
+// fingerprints, and only an exact fingerprint leads to comparing the literal.
 #ifndef OOMLENS_CORE_RULES_LITERAL_SEARCH_H_
 #define OOMLENS_CORE_RULES_LITERAL_SEARCH_H_
 
