@@ -144,15 +144,21 @@ class FlatObject {
   std::string_view log_, text_payload_, message_, msg_;
 };
 
+// The line from its '{' on (spaces and tabs before it skipped), or empty.
+std::string_view ObjectIn(std::string_view line) {
+  size_t start = line.find_first_not_of(" \t");
+  return start == std::string_view::npos || line[start] != '{' ? std::string_view() : line.substr(start);
+}
+
 // The text field's lines into *texts (a payload may hold several); false when empty.
-bool SplitText(const std::string& text, std::vector<std::string>* texts) {
+bool SplitText(std::string_view text, std::vector<std::string>* texts) {
   if (text.empty()) return false;
   texts->clear();
   size_t from = 0;
   while (from <= text.size()) {
     size_t nl = text.find('\n', from);
-    std::string piece = text.substr(from, nl == std::string::npos ? std::string::npos : nl - from);
-    if (nl == std::string::npos) {
+    std::string piece(text.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from));
+    if (nl == std::string_view::npos) {
       if (!piece.empty() || texts->empty()) texts->push_back(piece);
       break;
     }
@@ -187,22 +193,20 @@ bool UnwrapCri(std::string_view line, std::string* partial, std::string* text, b
 }
 
 bool UnwrapJson(std::string_view line, std::vector<std::string>* texts, std::string* host) {
-  size_t start = line.find_first_not_of(" \t");
-  if (start == std::string_view::npos || line[start] != '{') return false;
+  std::string_view object = ObjectIn(line);
+  if (object.empty()) return false;
   FlatObject flat;
-  if (flat.Read(line.substr(start)) != FlatObject::Result::kRead)
-    return UnwrapJsonByParser(line, texts, host);
-  if (!SplitText(std::string(flat.Text()), texts)) return false;
+  if (flat.Read(object) != FlatObject::Result::kRead) return UnwrapJsonByParser(line, texts, host);
+  if (!SplitText(flat.Text(), texts)) return false;
   host->clear();  // the host fields are nested: a flat object names none
   return true;
 }
 
 bool UnwrapJsonByParser(std::string_view line, std::vector<std::string>* texts, std::string* host) {
-  size_t start = line.find_first_not_of(" \t");
-  if (start == std::string_view::npos || line[start] != '{') return false;
-  if (!JsonDepthWithin(line.substr(start))) return false;  // read as the text it is
-  json doc =
-      json::parse(line.begin() + static_cast<long>(start), line.end(), nullptr, /*allow_exceptions=*/false);
+  std::string_view object = ObjectIn(line);
+  if (object.empty()) return false;
+  if (!JsonDepthWithin(object)) return false;  // read as the text it is
+  json doc = json::parse(object.begin(), object.end(), nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) return false;
   std::string text =
       FirstString(doc, {{"log"}, {"textPayload"}, {"jsonPayload", "message"}, {"message"}, {"msg"}});
