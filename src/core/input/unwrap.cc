@@ -105,7 +105,9 @@ class FlatObject {
     }
     return false;
   }
-  // A number, true, false or null, by JSON's grammar.
+  // A number, true, false or null, by JSON's grammar. A number with an exponent
+  // or of more than 20 characters is the parser's to judge: it refuses one a
+  // double cannot hold (1e400), and so must this reader.
   bool Scalar() {
     for (std::string_view word : {"true", "false", "null"}) {
       if (text_.substr(pos_, word.size()) == word) {
@@ -113,6 +115,8 @@ class FlatObject {
         return true;
       }
     }
+    constexpr size_t kPlainNumber = 20;
+    size_t start = pos_;
     if (Peek() == '-') ++pos_;
     if (Peek() == '0') ++pos_;
     else if (!Digits()) return false;
@@ -120,12 +124,7 @@ class FlatObject {
       ++pos_;
       if (!Digits()) return false;
     }
-    if (Peek() == 'e' || Peek() == 'E') {
-      ++pos_;
-      if (Peek() == '+' || Peek() == '-') ++pos_;
-      if (!Digits()) return false;
-    }
-    return true;
+    return Peek() != 'e' && Peek() != 'E' && pos_ - start <= kPlainNumber;
   }
   bool Digits() {
     size_t start = pos_;

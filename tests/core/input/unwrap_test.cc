@@ -51,6 +51,10 @@ const std::vector<std::string> kLines = {
     R"j({"n":01,"log":"x"})j",
     R"j({"n":1.,"log":"x"})j",
     R"j({"log":"x","n":-})j",
+    R"j({"log":"x","f":1e400})j",  // more than a double holds: the parser refuses the line
+    R"j({"log":"x","f":-2e622})j",
+    R"j({"log":"x","n":123456789012345678901234567890})j",
+    R"j({"log":"x","f":0.000000000000000000000000000000001})j",
 };
 
 TEST(UnwrapJson, TheHandReaderAgreesWithTheParserOnKnownShapes) {
