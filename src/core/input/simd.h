@@ -1,6 +1,7 @@
-// Whether this build has AVX2 code paths (x86-64, GCC or clang) and whether the
-// CPU running it has AVX2: the paths are compiled with target attributes and
-// chosen at run time; every caller keeps a byte loop that gives the same answer.
+// Whether this build has AVX2 and AVX-512 code paths (x86-64, GCC or clang) and
+// whether the CPU running it has them: the paths are compiled with target
+// attributes and chosen at run time; every caller keeps a byte loop that gives
+// the same answer.
 #ifndef OOMLENS_CORE_INPUT_SIMD_H_
 #define OOMLENS_CORE_INPUT_SIMD_H_
 
@@ -15,6 +16,17 @@ namespace oomlens {
 inline bool CpuHasAvx2() {
 #ifdef OOMLENS_HAVE_AVX2_PATH
   static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+#else
+  return false;
+#endif
+}
+
+/// True when the AVX-512BW paths may run here (the CPU has it and the kernel
+/// saves its registers: GCC's check reads both).
+inline bool CpuHasAvx512Bw() {
+#ifdef OOMLENS_HAVE_AVX2_PATH
+  static const bool has = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512f");
   return has;
 #else
   return false;

@@ -13,7 +13,8 @@ namespace {
 constexpr int kMaxK = 5;
 constexpr int kBucketBits = 12;
 constexpr size_t kBuckets = size_t{1} << kBucketBits;
-constexpr size_t kWindow = 32;  // positions tested at once
+constexpr size_t kWindow = 32;      // positions tested at once (AVX2)
+constexpr size_t kWideWindow = 64;  // (AVX-512)
 
 // Rough share of each byte in training logs (digits, lower case and spaces
 // dominate; upper case and brackets are rarer). Only the order matters: it
@@ -136,12 +137,13 @@ class FingerprintChooser {
 }  // namespace
 
 // Byte sets per fingerprint place, in two forms: a table per place for the
-// byte loop, and for AVX2 a 16-byte table per place indexed by a byte's low
-// nibble whose bits say which high nibbles (0-7: ASCII) complete a member.
+// byte loop, and for AVX2 and AVX-512 a 16-byte table per place indexed by a
+// byte's low nibble whose bits say which high nibbles (0-7: ASCII) complete a
+// member.
 struct LiteralSearch::Tables {
   std::array<std::array<bool, 256>, kMaxK> member{};
   alignas(16) std::array<std::array<uint8_t, 16>, kMaxK> low_nibble{};
-  bool avx2 = false;
+  enum class Simd { kNone, kAvx2, kAvx512 } simd = Simd::kNone;
 };
 
 namespace {
@@ -180,15 +182,60 @@ __attribute__((target("avx2"))) size_t NextWindowAvx2(const uint8_t (*low_nibble
   return w;
 }
 
-// The instance for fingerprints of k bytes.
-size_t NextWindowAvx2(int k, const uint8_t (*low_nibble)[16], const unsigned char* p, size_t from,
-                      size_t last, uint32_t* mask) {
-  static_assert(kMaxK == 5, "one instance per fingerprint length");
-  switch (k) {
-    case 3: return NextWindowAvx2<3>(low_nibble, p, from, last, mask);
-    case 4: return NextWindowAvx2<4>(low_nibble, p, from, last, mask);
-    default: return NextWindowAvx2<5>(low_nibble, p, from, last, mask);
+// The same 64 positions at a time: AVX-512BW tests a place's bytes straight
+// into a mask register, so a place costs seven instructions for 64 positions
+// where AVX2 spends nine for 32.
+template <int K>
+__attribute__((target("avx512f,avx512bw"))) size_t NextWindowAvx512(const uint8_t (*low_nibble)[16],
+                                                                    const unsigned char* p, size_t from,
+                                                                    size_t last, uint64_t* mask) {
+  const __m512i nibble = _mm512_set1_epi8(0x0f);
+  // (maskz_: GCC 12 warns of the unmasked broadcast's undefined source)
+  const __mmask16 all = 0xffff;
+  const __m512i high_bit =
+      _mm512_maskz_broadcast_i32x4(all, _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0));
+  __m512i tables[K];
+  for (int j = 0; j < K; ++j)
+    tables[j] =
+        _mm512_maskz_broadcast_i32x4(all, _mm_loadu_si128(reinterpret_cast<const __m128i*>(low_nibble[j])));
+  size_t w = from;
+  for (; w <= last; w += kWideWindow) {
+    __mmask64 pass = ~__mmask64{0};
+    for (int j = 0; j < K; ++j) {
+      __m512i x = _mm512_loadu_si512(p + w + j);
+      __m512i rows = _mm512_shuffle_epi8(tables[j], _mm512_and_si512(x, nibble));
+      __m512i row = _mm512_shuffle_epi8(high_bit, _mm512_and_si512(_mm512_srli_epi16(x, 4), nibble));
+      pass = _mm512_mask_test_epi8_mask(pass, rows, row);
+    }
+    if (pass != 0) {
+      *mask = pass;
+      return w;
+    }
   }
+  *mask = 0;
+  return w;
+}
+
+// The instances for fingerprints of k bytes.
+size_t NextWindow(int k, bool wide, const uint8_t (*low_nibble)[16], const unsigned char* p, size_t from,
+                  size_t last, uint64_t* mask) {
+  static_assert(kMaxK == 5, "one instance per fingerprint length");
+  if (wide) {
+    switch (k) {
+      case 3: return NextWindowAvx512<3>(low_nibble, p, from, last, mask);
+      case 4: return NextWindowAvx512<4>(low_nibble, p, from, last, mask);
+      default: return NextWindowAvx512<5>(low_nibble, p, from, last, mask);
+    }
+  }
+  uint32_t narrow = 0;
+  size_t at = from;
+  switch (k) {
+    case 3: at = NextWindowAvx2<3>(low_nibble, p, from, last, &narrow); break;
+    case 4: at = NextWindowAvx2<4>(low_nibble, p, from, last, &narrow); break;
+    default: at = NextWindowAvx2<5>(low_nibble, p, from, last, &narrow); break;
+  }
+  *mask = narrow;
+  return at;
 }
 #endif
 
@@ -229,7 +276,10 @@ std::unique_ptr<LiteralSearch> LiteralSearch::Build(const std::vector<std::strin
     search->entries_.insert(search->entries_.end(), bucket.begin(), bucket.end());
   }
   search->bucket_start_.push_back(static_cast<uint32_t>(search->entries_.size()));
-  search->tables_->avx2 = first_pass == FirstPass::kFastest && CpuHasAvx2();
+  using Simd = Tables::Simd;
+  Simd& simd = search->tables_->simd;
+  if (first_pass == FirstPass::kFastest && CpuHasAvx512Bw()) simd = Simd::kAvx512;
+  else if (first_pass != FirstPass::kPortable && CpuHasAvx2()) simd = Simd::kAvx2;
   return search;
 }
 
@@ -259,17 +309,19 @@ bool LiteralSearch::Scan(std::string_view text, OnMatch on_match) const {
   if (n < k) return true;
   size_t pos = 0;
 #ifdef OOMLENS_HAVE_AVX2_PATH
-  if (tables_->avx2 && n >= k - 1 + kWindow) {
-    const size_t last = n - (k - 1) - kWindow;  // last window start whose loads stay inside text
+  const bool wide = tables_->simd == Tables::Simd::kAvx512;
+  const size_t window = wide ? kWideWindow : kWindow;
+  if (tables_->simd != Tables::Simd::kNone && n >= k - 1 + window) {
+    const size_t last = n - (k - 1) - window;  // last window start whose loads stay inside text
     const auto* low = reinterpret_cast<const uint8_t(*)[16]>(tables_->low_nibble.data());
     while (pos <= last) {
-      uint32_t mask = 0;
-      pos = NextWindowAvx2(k_, low, p, pos, last, &mask);
+      uint64_t mask = 0;
+      pos = NextWindow(k_, wide, low, p, pos, last, &mask);
       if (mask == 0) break;
       for (; mask != 0; mask &= mask - 1) {
-        if (!Verify(text, pos + static_cast<size_t>(__builtin_ctz(mask)), on_match)) return false;
+        if (!Verify(text, pos + static_cast<size_t>(__builtin_ctzll(mask)), on_match)) return false;
       }
-      pos += kWindow;
+      pos += window;
     }
   }
 #endif
