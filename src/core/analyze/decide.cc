@@ -89,7 +89,7 @@ std::vector<const CauseRule*> FormulaRules(const CauseRule& best,
 std::vector<const CauseRule*> NotesFor(const RuleData& rules, const Incident& incident,
                                        const FactLookup& facts) {
   std::vector<const CauseRule*> notes;
-  for (const auto& rule : rules.causes) {
+  for (const auto& rule : rules.causes()) {
     if (!rule.note || !RuleAppliesTo(rule, incident.kind)) continue;
     if (rule.when && !rule.when->Evaluate(facts).truth()) continue;
     notes.push_back(&rule);
@@ -124,7 +124,7 @@ void Decide(const RuleData& rules, Incident* incident) {
   FactLookup facts = LookupIn(incident->facts, incident->derived);
   std::vector<const CauseRule*> matched;
   for (bool fallback : {false, true}) {
-    for (const auto& rule : rules.causes) {
+    for (const auto& rule : rules.causes()) {
       if (rule.note || rule.fallback != fallback || !RuleAppliesTo(rule, incident->kind)) continue;
       if (rule.when && !rule.when->Evaluate(facts).truth()) continue;
       matched.push_back(&rule);

@@ -53,12 +53,12 @@ bool RuleForKinds(const CauseRule& rule, const std::set<std::string>& kinds) {
 std::vector<const CauseRule*> TopicRules(const RuleData& data, const std::set<std::string>& kinds,
                                          const std::string& cause) {
   std::vector<const CauseRule*> rules;
-  for (const auto& rule : data.causes) {
+  for (const auto& rule : data.causes()) {
     bool applies = cause.empty() ? RuleForKinds(rule, kinds) : rule.cause == cause;
     if (applies) rules.push_back(&rule);
   }
   if (rules.empty() && cause.empty()) {
-    for (const auto& rule : data.causes)
+    for (const auto& rule : data.causes())
       if (rule.fallback) rules.push_back(&rule);
   }
   std::stable_sort(rules.begin(), rules.end(), [](const CauseRule* a, const CauseRule* b) {
@@ -173,13 +173,13 @@ bool RenderExplanation(const RuleSet& rules, const std::string& topic, bool deta
   const RuleData& data = RuleDataOf(rules);
   std::ostringstream head;
   std::set<std::string> kinds = ExplainKinds(data, topic, detail, head);
-  bool is_cause = std::any_of(data.causes.begin(), data.causes.end(),
+  bool is_cause = std::any_of(data.causes().begin(), data.causes().end(),
                               [&topic](const CauseRule& r) { return r.cause == topic; });
   if (kinds.empty() && !is_cause) return false;
   std::string cause = kinds.empty() ? topic : "";
   if (!cause.empty()) {
-    auto meaning = data.meanings.find(cause);
-    head << Wrapped(meaning == data.meanings.end() ? "a cause oomlens can decide." : meaning->second,
+    auto meaning = data.meanings().find(cause);
+    head << Wrapped(meaning == data.meanings().end() ? "a cause oomlens can decide." : meaning->second,
                     cause + ": ", "  ");
   }
   std::vector<const CauseRule*> topic_rules = TopicRules(data, kinds, cause);

@@ -4,8 +4,10 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -143,12 +145,51 @@ inline std::string DescriptionOf(const CauseRule& rule) {
                                   : rule.description;
 }
 
+/// Signatures are compiled as they load. The built-in cause files (rules/causes/)
+/// are read the first time a cause rule or a meaning is asked for: a scan that
+/// finds no OOM never reads them, and start-up costs half as much.
 struct RuleData {
-  std::vector<Signature> signatures;  // highest priority first, then highest match, then load order
-  std::vector<CauseRule> causes;
-  std::map<std::string, std::string> meanings;  // cause -> what it means and what changes it
-  std::vector<std::string> literals;            // union of all signatures' literals
-  std::shared_ptr<const Prefilter> prefilter;   // built from literals after every load
+  std::vector<Signature> signatures;           // highest priority first, then highest match, then load order
+  std::vector<std::string> literals;           // union of all signatures' literals
+  std::shared_ptr<const Prefilter> prefilter;  // built from literals after every load
+
+  const std::vector<CauseRule>& causes() const {
+    LoadDeferred();
+    return causes_;
+  }
+  /// cause -> what it means and what changes it
+  const std::map<std::string, std::string>& meanings() const {
+    LoadDeferred();
+    return meanings_;
+  }
+  /// For loaders: the deferred files are read first, so a later file's rule
+  /// replaces a built-in one of the same id as it did when all loaded at once.
+  std::vector<CauseRule>* mutable_causes() {
+    LoadDeferred();
+    return &causes_;
+  }
+  std::map<std::string, std::string>* mutable_meanings() {
+    LoadDeferred();
+    return &meanings_;
+  }
+  /// Built-in cause files to read when first needed (texts with static storage).
+  void Defer(std::vector<std::pair<std::string_view, std::string_view>> files) {
+    deferred_ = std::move(files);
+  }
+  /// Problems the deferred files had (none in a build whose tests passed).
+  const std::vector<Problem>& deferred_problems() const {
+    LoadDeferred();
+    return deferred_problems_;
+  }
+
+ private:
+  void LoadDeferred() const;  // once, from any thread
+
+  std::vector<std::pair<std::string_view, std::string_view>> deferred_;  // name, text
+  mutable std::once_flag deferred_loaded_;
+  mutable std::vector<CauseRule> causes_;
+  mutable std::map<std::string, std::string> meanings_;
+  mutable std::vector<Problem> deferred_problems_;
 };
 
 /// The compiled rules a RuleSet holds: for the core's stages, not the public API.

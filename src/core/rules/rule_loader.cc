@@ -74,6 +74,10 @@ std::string Quoted(const std::string& src, size_t offset) {
          std::to_string(src.size()) + " characters)";
 }
 
+// A built-in file of cause rules and meanings only: read when first needed
+// (a test checks that no other built-in file holds either).
+bool Deferrable(std::string_view name) { return name.rfind("rules/causes/", 0) == 0; }
+
 }  // namespace
 
 std::string JoinKeys(const std::set<std::string>& keys) {
@@ -324,7 +328,8 @@ bool DocLoader::LoadCause(const json& j, const std::string& ptr, CauseRule* rule
 }
 
 bool DocLoader::Load(RuleData* data) {
-  if (size_t deep = JsonTooDeepAt(text_); deep != std::string_view::npos) {
+  size_t deep = compile_now_ ? JsonTooDeepAt(text_) : std::string_view::npos;  // the built-in files: tested
+  if (deep != std::string_view::npos) {
     problems_->push_back(Problem{Problem::Severity::kError, name_ + ":" + locator_.WhereOffset(deep),
                                  "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels",
                                  "a rule file nests about 6 levels: check that it is a rule file"});
@@ -371,7 +376,7 @@ bool DocLoader::Load(RuleData* data) {
         if (LoadSignature(ExpandShared((*it)[i], ptr), ptr, &sig)) Upsert(&data->signatures, std::move(sig));
       } else {
         CauseRule rule;
-        if (LoadCause((*it)[i], ptr, &rule)) Upsert(&data->causes, std::move(rule));
+        if (LoadCause((*it)[i], ptr, &rule)) Upsert(data->mutable_causes(), std::move(rule));
       }
     }
   }
@@ -389,7 +394,8 @@ void DocLoader::LoadMeanings(const json& doc, RuleData* data) {
     return Error("/meanings", "'meanings' must be an object of causes and sentences",
                  R"(write "meanings": {"fragmentation": "What it means. What usually changes it."})");
   }
-  for (auto entry = it->begin(); entry != it->end(); ++entry) data->meanings[entry.key()] = *entry;
+  std::map<std::string, std::string>& meanings = *data->mutable_meanings();
+  for (auto entry = it->begin(); entry != it->end(); ++entry) meanings[entry.key()] = *entry;
 }
 
 RuleSet::RuleSet() : data_(std::make_unique<RuleData>()) {}
@@ -402,12 +408,31 @@ bool RuleSet::LoadText(const std::string& name, std::string_view text, std::vect
 }
 
 bool RuleSet::LoadBuiltin(std::vector<Problem>* problems) {
-  bool ok = true;                               // the files one by one, then one index and prefilter for all
-  for (const auto& file : EmbeddedRuleFiles())  // checked by the build's tests: patterns compile on first use
+  bool ok = true;  // the files one by one, then one index and prefilter for all
+  std::vector<std::pair<std::string_view, std::string_view>> deferred;
+  for (const auto& file :
+       EmbeddedRuleFiles()) {  // checked by the build's tests: patterns compile on first use
+    if (Deferrable(file.name)) {
+      deferred.emplace_back(file.name, file.text);
+      continue;
+    }
     ok =
         DocLoader(std::string(file.name), file.text, problems, /*compile_now=*/false).Load(data_.get()) && ok;
+  }
+  data_->Defer(std::move(deferred));
   Reindex(data_.get());
   return ok;
+}
+
+void RuleData::LoadDeferred() const {
+  std::call_once(deferred_loaded_, [this] {
+    if (deferred_.empty()) return;
+    RuleData loaded;  // of its own: what the files hold is taken from it below
+    for (const auto& [name, text] : deferred_)
+      DocLoader(std::string(name), text, &deferred_problems_, /*compile_now=*/false).Load(&loaded);
+    causes_ = std::move(*loaded.mutable_causes());
+    meanings_ = std::move(*loaded.mutable_meanings());
+  });
 }
 
 std::string BuiltinRulesVersion() {
@@ -536,13 +561,13 @@ const RuleData& RuleDataOf(const RuleSet& rules) { return *rules.data_; }
 std::vector<RuleEntry> RuleSet::List() const {
   std::vector<RuleEntry> out;
   for (const auto& s : data_->signatures) out.push_back({RuleEntry::Type::kSignature, s.id, s.kind, s.file});
-  for (const auto& c : data_->causes) out.push_back({RuleEntry::Type::kCause, c.id, c.cause, c.file});
+  for (const auto& c : data_->causes()) out.push_back({RuleEntry::Type::kCause, c.id, c.cause, c.file});
   return out;
 }
 
 std::vector<std::string> RuleSet::Causes() const {
   std::set<std::string> causes;
-  for (const auto& c : data_->causes) {
+  for (const auto& c : data_->causes()) {
     if (!c.cause.empty()) causes.insert(c.cause);
   }
   return {causes.begin(), causes.end()};

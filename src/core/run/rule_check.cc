@@ -259,8 +259,10 @@ bool RuleSet::CheckSamples(std::vector<Problem>* problems) const {
   SampleChecker checker(*data_, problems);
   for (const auto& sig : data_->signatures) checker.CheckPatterns(sig);
   for (const auto& sig : data_->signatures) checker.CheckSignature(sig);
-  for (const auto& rule : data_->causes) checker.CheckCause(rule);
-  return checker.ok();
+  for (const auto& rule : data_->causes()) checker.CheckCause(rule);
+  const auto& deferred = data_->deferred_problems();  // the built-in cause files, read on first use
+  problems->insert(problems->end(), deferred.begin(), deferred.end());
+  return checker.ok() && deferred.empty();
 }
 
 }  // namespace oomlens

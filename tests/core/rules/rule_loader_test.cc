@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "core/rules/embedded_rules.h"
+#include "core/rules/rule_data.h"
 #include "oomlens/rules.h"
 
 namespace oomlens {
@@ -266,6 +271,63 @@ TEST(BuiltinRules, SourceTreeRulesAreTheEmbeddedOnes) {
   ASSERT_TRUE(embedded.LoadBuiltin(&problems));
   ASSERT_TRUE(source.LoadDirectory(std::string(OOMLENS_SOURCE_DIR) + "/rules", &problems));
   EXPECT_EQ(embedded.List().size(), source.List().size());
+}
+
+// The built-in cause files are read when a cause is first asked for: they must
+// hold nothing the scan needs (a signature, or a shared list signatures use),
+// and no other file may hold a cause rule or a meaning.
+TEST(BuiltinRules, OnlyTheCauseFilesHoldCausesAndMeanings) {
+  for (const auto& file : EmbeddedRuleFiles()) {
+    nlohmann::json doc = nlohmann::json::parse(file.text);
+    bool cause_file = file.name.rfind("rules/causes/", 0) == 0;
+    for (const char* key : {"signatures", "shared"})
+      EXPECT_EQ(cause_file && doc.contains(key), false) << file.name << " holds " << key;
+    for (const char* key : {"causes", "meanings"})
+      EXPECT_EQ(!cause_file && doc.contains(key), false) << file.name << " holds " << key;
+  }
+}
+
+// Read later, the built-in causes are the same, in the same order, as read from
+// the source tree at once; a rule the user loads after them still replaces one
+// of the same id.
+TEST(BuiltinRules, CausesReadOnFirstUseAreThoseReadAtOnce) {
+  RuleSet embedded, source;
+  std::vector<Problem> problems;
+  ASSERT_TRUE(embedded.LoadBuiltin(&problems));
+  ASSERT_TRUE(source.LoadDirectory(std::string(OOMLENS_SOURCE_DIR) + "/rules", &problems));
+  const RuleData& deferred = RuleDataOf(embedded);
+  const RuleData& at_once = RuleDataOf(source);
+  ASSERT_EQ(deferred.causes().size(), at_once.causes().size());
+  for (size_t i = 0; i < at_once.causes().size(); ++i)
+    EXPECT_EQ(deferred.causes()[i].id, at_once.causes()[i].id);
+  EXPECT_EQ(deferred.meanings(), at_once.meanings());
+  EXPECT_TRUE(deferred.deferred_problems().empty());
+
+  RuleSet mine;
+  ASSERT_TRUE(mine.LoadBuiltin(&problems));
+  std::string id = RuleDataOf(source).causes().front().id;
+  std::string replacement =
+      R"json({"version": 1, "causes": [{"id": ")json" + id +
+      R"json(", "cause": "oversize", "when": "true", "confidence": 0.5, "summary": ["s"]}]})json";
+  ASSERT_TRUE(mine.LoadText("mine.json", replacement, &problems));
+  const auto& causes = RuleDataOf(mine).causes();
+  ASSERT_EQ(causes.size(), at_once.causes().size());
+  EXPECT_EQ(causes.front().id, id);
+  EXPECT_EQ(causes.front().file, "mine.json");
+  EXPECT_TRUE(problems.empty());
+}
+
+// Threads diagnosing at once read the deferred files once, all seeing them whole.
+TEST(BuiltinRules, CausesReadOnFirstUseFromManyThreadsAtOnce) {
+  RuleSet rules;
+  std::vector<Problem> problems;
+  ASSERT_TRUE(rules.LoadBuiltin(&problems));
+  std::vector<std::vector<std::string>> seen(4);
+  std::vector<std::thread> threads;
+  for (auto& causes : seen) threads.emplace_back([&rules, &causes] { causes = rules.Causes(); });
+  for (auto& t : threads) t.join();
+  EXPECT_GT(seen[0].size(), 5u);
+  for (const auto& causes : seen) EXPECT_EQ(causes, seen[0]);
 }
 
 // --version counts the built-in rules without loading them: the counts agree.
