@@ -19,7 +19,7 @@ constexpr size_t kWideWindow = 64;  // (AVX-512)
 // Rough share of each byte in training logs (digits, lower case and spaces
 // dominate; upper case and brackets are rarer). Only the order matters: it
 // steers fingerprints towards rare bytes.
-double ByteWeight(unsigned char c) {
+double ByteWeightOf(unsigned char c) {
   if (c == ' ') return 0.15;
   if (c >= '0' && c <= '9') return 0.03;
   if (c >= 'a' && c <= 'z') {
@@ -34,6 +34,16 @@ double ByteWeight(unsigned char c) {
   if (c == '\t') return 0.005;
   if (std::strchr("[]()'\"{}%|#", c)) return 0.004;
   return 0.002;
+}
+
+// The same, looked up (the chooser asks for a weight about a million times).
+double ByteWeight(unsigned char c) {
+  static const std::array<double, 256> weights = [] {
+    std::array<double, 256> table{};
+    for (int b = 0; b < 256; ++b) table[b] = ByteWeightOf(static_cast<unsigned char>(b));
+    return table;
+  }();
+  return weights[c];
 }
 
 uint32_t Hash(uint64_t key) {
@@ -166,6 +176,7 @@ __attribute__((target("avx2"))) size_t NextWindowAvx2(const uint8_t (*low_nibble
   size_t w = from;
   for (; w <= last; w += kWindow) {
     __m256i miss = zero;
+#pragma GCC unroll 5
     for (int j = 0; j < K; ++j) {
       __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + w + j));
       __m256i rows = _mm256_shuffle_epi8(tables[j], _mm256_and_si256(x, nibble));
@@ -200,13 +211,16 @@ __attribute__((target("avx512f,avx512bw"))) size_t NextWindowAvx512(const uint8_
         _mm512_maskz_broadcast_i32x4(all, _mm_loadu_si128(reinterpret_cast<const __m128i*>(low_nibble[j])));
   size_t w = from;
   for (; w <= last; w += kWideWindow) {
-    __mmask64 pass = ~__mmask64{0};
+    __mmask64 place[K];  // tested apart and combined after: a chain of masked tests waits on each
+#pragma GCC unroll 5
     for (int j = 0; j < K; ++j) {
       __m512i x = _mm512_loadu_si512(p + w + j);
       __m512i rows = _mm512_shuffle_epi8(tables[j], _mm512_and_si512(x, nibble));
       __m512i row = _mm512_shuffle_epi8(high_bit, _mm512_and_si512(_mm512_srli_epi16(x, 4), nibble));
-      pass = _mm512_mask_test_epi8_mask(pass, rows, row);
+      place[j] = _mm512_test_epi8_mask(rows, row);
     }
+    __mmask64 pass = place[0];
+    for (int j = 1; j < K; ++j) pass &= place[j];
     if (pass != 0) {
       *mask = pass;
       return w;

@@ -40,7 +40,9 @@ std::vector<std::string> Minimal(const std::vector<std::string>& literals) {
     bool holds_another = false;
     for (size_t j = 0; j < literals.size() && !holds_another; ++j) {
       bool same = literals[j] == literals[i];
-      holds_another = same ? j < i : literals[i].find(literals[j]) != std::string::npos;
+      holds_another = same ? j < i
+                           : literals[j].size() < literals[i].size() &&
+                                 literals[i].find(literals[j]) != std::string::npos;
     }
     if (!holds_another) minimal.push_back(literals[i]);
   }
