@@ -33,6 +33,16 @@ inline bool CpuHasAvx512Bw() {
 #endif
 }
 
+/// True when the AVX-512 VBMI paths (byte permutes across 64 bytes) may run here.
+inline bool CpuHasAvx512Vbmi() {
+#ifdef OOMLENS_HAVE_AVX2_PATH
+  static const bool has = CpuHasAvx512Bw() && __builtin_cpu_supports("avx512vbmi");
+  return has;
+#else
+  return false;
+#endif
+}
+
 }  // namespace oomlens
 
 #endif  // OOMLENS_CORE_INPUT_SIMD_H_

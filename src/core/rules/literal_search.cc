@@ -16,6 +16,9 @@ constexpr size_t kBuckets = size_t{1} << kBucketBits;
 constexpr size_t kWindow = 32;      // positions tested at once (AVX2)
 constexpr size_t kWideWindow = 64;  // (AVX-512)
 
+// The first pass a search runs.
+enum class LiteralSearchSimd { kNone, kAvx2, kAvx512, kAvx512Vbmi };
+
 // Rough share of each byte in training logs (digits, lower case and spaces
 // dominate; upper case and brackets are rarer). Only the order matters: it
 // steers fingerprints towards rare bytes.
@@ -144,16 +147,74 @@ class FingerprintChooser {
   std::array<double, kMaxK> weight_{};               // of the bytes with users, per place
 };
 
+// Splits the fingerprints into kGroups groups whose byte sets per place stay
+// small, so that a position rarely has every place's byte in one group's set:
+// fingerprint by fingerprint, the group where it adds the least to the sum over
+// groups of the product of the places' set weights; a few rounds.
+class FingerprintGrouper {
+ public:
+  static constexpr int kGroups = 8;
+  FingerprintGrouper(const std::vector<uint64_t>& keys, int k) : keys_(keys), k_(k) {}
+
+  std::vector<int> Group() {
+    std::vector<int> group(keys_.size(), -1);
+    for (int round = 0; round < 3; ++round) {
+      for (size_t i = 0; i < keys_.size(); ++i) {
+        if (group[i] >= 0) Count(i, group[i], -1);
+        group[i] = Best(i);
+        Count(i, group[i], +1);
+      }
+    }
+    return group;
+  }
+
+ private:
+  unsigned char ByteOf(size_t i, int j) const { return static_cast<unsigned char>(keys_[i] >> (8 * j)); }
+  void Count(size_t i, int g, int delta) {
+    for (int j = 0; j < k_; ++j) {
+      unsigned char c = ByteOf(i, j);
+      bool was_member = users_[g][j][c] > 0;
+      users_[g][j][c] += delta;
+      if (was_member != (users_[g][j][c] > 0)) weight_[g][j] += was_member ? -ByteWeight(c) : ByteWeight(c);
+    }
+  }
+  // How much group g's pass rate grows when fingerprint i joins it.
+  double Growth(size_t i, int g) const {
+    double before = 1, after = 1;
+    for (int j = 0; j < k_; ++j) {
+      unsigned char c = ByteOf(i, j);
+      before *= weight_[g][j];
+      after *= weight_[g][j] + (users_[g][j][c] > 0 ? 0 : ByteWeight(c));
+    }
+    return after - before;
+  }
+  int Best(size_t i) const {
+    int best = 0;
+    for (int g = 1; g < kGroups; ++g)
+      if (Growth(i, g) < Growth(i, best)) best = g;
+    return best;
+  }
+
+  const std::vector<uint64_t>& keys_;
+  int k_;
+  std::array<std::array<std::array<int, 256>, kMaxK>, kGroups> users_{};
+  std::array<std::array<double, kMaxK>, kGroups> weight_{};
+};
+
 }  // namespace
 
-// Byte sets per fingerprint place, in two forms: a table per place for the
-// byte loop, and for AVX2 and AVX-512 a 16-byte table per place indexed by a
+// Byte sets per fingerprint place, in three forms: a table per place for the
+// byte loop; for AVX2 and AVX-512BW a 16-byte table per place indexed by a
 // byte's low nibble whose bits say which high nibbles (0-7: ASCII) complete a
-// member.
+// member; for VBMI the sets of eight groups of fingerprints.
 struct LiteralSearch::Tables {
   std::array<std::array<bool, 256>, kMaxK> member{};
   alignas(16) std::array<std::array<uint8_t, 16>, kMaxK> low_nibble{};
-  enum class Simd { kNone, kAvx2, kAvx512 } simd = Simd::kNone;
+  // For AVX-512 VBMI, per place and ASCII byte: bit b set when a fingerprint of
+  // group b holds the byte there (a position passes when one group has all its
+  // places' bytes: eight narrow sets let far fewer through than one wide set).
+  alignas(64) std::array<std::array<uint8_t, 128>, kMaxK> group_bits{};
+  LiteralSearchSimd simd = LiteralSearchSimd::kNone;
 };
 
 namespace {
@@ -230,11 +291,53 @@ __attribute__((target("avx512f,avx512bw"))) size_t NextWindowAvx512(const uint8_
   return w;
 }
 
+// The same with VBMI: a byte's groups at a place in one 128-entry lookup
+// (vpermi2b), the groups of the places ANDed; bytes above 0x7f, which no
+// fingerprint holds, are taken out once for all places.
+template <int K>
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) size_t NextWindowVbmi(const uint8_t (*group_bits)[128],
+                                                                             const unsigned char* p,
+                                                                             size_t from, size_t last,
+                                                                             uint64_t* mask) {
+  __m512i low[K], high[K];
+  for (int j = 0; j < K; ++j) {
+    low[j] = _mm512_loadu_si512(group_bits[j]);
+    high[j] = _mm512_loadu_si512(group_bits[j] + 64);
+  }
+  size_t w = from;
+  for (; w <= last; w += kWideWindow) {
+    __m512i x = _mm512_loadu_si512(p + w);
+    __m512i groups = _mm512_permutex2var_epi8(low[0], x, high[0]);
+    __m512i bytes = x;  // the places' bytes ORed: a sign bit marks a byte above 0x7f
+#pragma GCC unroll 5
+    for (int j = 1; j < K; ++j) {
+      x = _mm512_loadu_si512(p + w + j);
+      groups = _mm512_and_si512(groups, _mm512_permutex2var_epi8(low[j], x, high[j]));
+      bytes = _mm512_or_si512(bytes, x);
+    }
+    __mmask64 pass = _mm512_mask_test_epi8_mask(~_mm512_movepi8_mask(bytes), groups, groups);
+    if (pass != 0) {
+      *mask = pass;
+      return w;
+    }
+  }
+  *mask = 0;
+  return w;
+}
+
 // The instances for fingerprints of k bytes.
-size_t NextWindow(int k, bool wide, const uint8_t (*low_nibble)[16], const unsigned char* p, size_t from,
-                  size_t last, uint64_t* mask) {
+size_t NextWindow(int k, LiteralSearchSimd simd, const uint8_t (*low_nibble)[16],
+                  const uint8_t (*group_bits)[128], const unsigned char* p, size_t from, size_t last,
+                  uint64_t* mask) {
   static_assert(kMaxK == 5, "one instance per fingerprint length");
-  if (wide) {
+  if (simd == LiteralSearchSimd::kAvx512Vbmi) {
+    switch (k) {
+      case 3: return NextWindowVbmi<3>(group_bits, p, from, last, mask);
+      case 4: return NextWindowVbmi<4>(group_bits, p, from, last, mask);
+      default: return NextWindowVbmi<5>(group_bits, p, from, last, mask);
+    }
+  }
+  if (simd == LiteralSearchSimd::kAvx512) {
     switch (k) {
       case 3: return NextWindowAvx512<3>(low_nibble, p, from, last, mask);
       case 4: return NextWindowAvx512<4>(low_nibble, p, from, last, mask);
@@ -275,24 +378,32 @@ std::unique_ptr<LiteralSearch> LiteralSearch::Build(const std::vector<std::strin
   search->k_ = k;
   search->tables_ = std::make_unique<Tables>();
   std::vector<std::vector<Entry>> buckets(kBuckets);
+  std::vector<uint64_t> keys;
   for (size_t i = 0; i < literals.size(); ++i) {
     const auto* bytes = reinterpret_cast<const unsigned char*>(literals[i].data()) + offsets[i];
     uint64_t key = KeyAt(bytes, k);
     buckets[Hash(key)].push_back(Entry{key, static_cast<uint32_t>(i), static_cast<uint32_t>(offsets[i])});
+    keys.push_back(key);
     for (int j = 0; j < k; ++j) {
       search->tables_->member[j][bytes[j]] = true;
       search->tables_->low_nibble[j][bytes[j] & 0x0f] |= static_cast<uint8_t>(1u << (bytes[j] >> 4));
     }
   }
+  std::vector<int> group = FingerprintGrouper(keys, k).Group();
+  for (size_t i = 0; i < keys.size(); ++i)
+    for (int j = 0; j < k; ++j)  // fingerprints are ASCII (Usable)
+      search->tables_->group_bits[j][(keys[i] >> (8 * j)) & 0x7f] |= static_cast<uint8_t>(1u << group[i]);
   search->bucket_start_.reserve(kBuckets + 1);
   for (const auto& bucket : buckets) {
     search->bucket_start_.push_back(static_cast<uint32_t>(search->entries_.size()));
     search->entries_.insert(search->entries_.end(), bucket.begin(), bucket.end());
   }
   search->bucket_start_.push_back(static_cast<uint32_t>(search->entries_.size()));
-  using Simd = Tables::Simd;
+  using Simd = LiteralSearchSimd;
   Simd& simd = search->tables_->simd;
-  if (first_pass == FirstPass::kFastest && CpuHasAvx512Bw()) simd = Simd::kAvx512;
+  if (first_pass == FirstPass::kFastest && CpuHasAvx512Vbmi()) simd = Simd::kAvx512Vbmi;
+  else if ((first_pass == FirstPass::kFastest || first_pass == FirstPass::kAvx512Bw) && CpuHasAvx512Bw())
+    simd = Simd::kAvx512;
   else if (first_pass != FirstPass::kPortable && CpuHasAvx2()) simd = Simd::kAvx2;
   return search;
 }
@@ -323,14 +434,15 @@ bool LiteralSearch::Scan(std::string_view text, OnMatch on_match) const {
   if (n < k) return true;
   size_t pos = 0;
 #ifdef OOMLENS_HAVE_AVX2_PATH
-  const bool wide = tables_->simd == Tables::Simd::kAvx512;
-  const size_t window = wide ? kWideWindow : kWindow;
-  if (tables_->simd != Tables::Simd::kNone && n >= k - 1 + window) {
+  const LiteralSearchSimd simd = tables_->simd;
+  const size_t window = simd == LiteralSearchSimd::kAvx2 ? kWindow : kWideWindow;
+  if (simd != LiteralSearchSimd::kNone && n >= k - 1 + window) {
     const size_t last = n - (k - 1) - window;  // last window start whose loads stay inside text
     const auto* low = reinterpret_cast<const uint8_t(*)[16]>(tables_->low_nibble.data());
+    const auto* groups = reinterpret_cast<const uint8_t(*)[128]>(tables_->group_bits.data());
     while (pos <= last) {
       uint64_t mask = 0;
-      pos = NextWindow(k_, wide, low, p, pos, last, &mask);
+      pos = NextWindow(k_, simd, low, groups, p, pos, last, &mask);
       if (mask == 0) break;
       for (; mask != 0; mask &= mask - 1) {
         if (!Verify(text, pos + static_cast<size_t>(__builtin_ctzll(mask)), on_match)) return false;

@@ -4,9 +4,10 @@
 // Each literal is represented by a fingerprint: K consecutive bytes of it (K is
 // the shortest literal's length, at most 5), at the offset that makes the
 // fingerprints together rarest in log text. A first pass tests 64 or 32
-// positions at a time (AVX-512BW or AVX2 where the CPU has them, a byte loop
+// positions at a time (AVX-512 or AVX2 where the CPU has them, a byte loop
 // otherwise): a position is a candidate when its K bytes each belong to the set
-// of bytes fingerprints hold at that place. Candidates are then looked up in a
+// of bytes fingerprints hold at that place (with VBMI, the set of one of eight
+// groups of fingerprints). Candidates are then looked up in a
 // small hash table of the exact fingerprints, and only an exact fingerprint
 // leads to comparing the literal.
 #ifndef OOMLENS_CORE_RULES_LITERAL_SEARCH_H_
@@ -27,9 +28,9 @@ class LiteralSearch {
   /// Null when the literals cannot be searched this way (one is shorter than 3
   /// bytes, holds a newline, or has no run of 3 ASCII bytes): the caller then
   /// uses a regex.
-  /// kFastest: AVX-512BW, else AVX2, else the byte loop, as the CPU allows;
-  /// kAvx2 never uses AVX-512, kPortable never uses SIMD (tests compare them).
-  enum class FirstPass { kFastest, kAvx2, kPortable };
+  /// kFastest: AVX-512 VBMI, else AVX-512BW, else AVX2, else the byte loop, as
+  /// the CPU allows; the others cap it there (tests compare every pass).
+  enum class FirstPass { kFastest, kAvx512Bw, kAvx2, kPortable };
   static std::unique_ptr<LiteralSearch> Build(const std::vector<std::string>& literals,
                                               FirstPass first_pass = FirstPass::kFastest);
   ~LiteralSearch();

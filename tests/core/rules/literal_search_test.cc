@@ -124,6 +124,7 @@ TEST_P(LiteralSearchEveryPass, FindsALiteralAtEveryOffsetAndAtTheVeryEnd) {
 
 INSTANTIATE_TEST_SUITE_P(FirstPass, LiteralSearchEveryPass,
                          ::testing::Values(LiteralSearch::FirstPass::kFastest,
+                                           LiteralSearch::FirstPass::kAvx512Bw,
                                            LiteralSearch::FirstPass::kAvx2,
                                            LiteralSearch::FirstPass::kPortable));
 
