@@ -97,7 +97,7 @@ read -r oh < <(alternate "$BIN -q -j 1 $heavy")
 say "noise ${mib} MiB at -j 1: oomlens ${oh}s"
 check "noise log at -j 1, cost a byte / the quiet log's" "$(per_byte "$oh" "$(stat -c %s "$heavy")")" "<=" 3
 
-# Input classes: each one's cost per byte against the plain log's (oomlens -j 1).
+# Input classes: each one's cost per byte against the quiet log's (oomlens -j 1).
 json="$WORK/noise-$mib.jsonl"
 [ -f "$json" ] || python3 -c 'import json, sys
 for line in sys.stdin: sys.stdout.write(json.dumps({"log": line.rstrip("\n"), "stream": "stderr"}) + "\n")' \
@@ -111,7 +111,7 @@ printf '%s < "$2" | wc -l\n' '"$1"' > "$WORK/decompress-count.sh"
 read -r oj og oz zg zz < <(alternate "$BIN -q -j 1 $json" "$BIN -q -j 1 $gz" "$BIN -q -j 1 $zst" \
   "sh $WORK/decompress-count.sh zcat $gz" "sh $WORK/decompress-count.sh zstdcat $zst")
 say "classes: JSON lines ${oj}s, gzip ${og}s (zcat|wc ${zg}s), zstd ${oz}s (zstdcat|wc ${zz}s)"
-check "JSON lines, cost a byte / the plain log's" "$(per_byte "$oj" "$(stat -c %s "$json")")" "<=" 3
+check "JSON lines, cost a byte / the quiet log's" "$(per_byte "$oj" "$(stat -c %s "$json")")" "<=" 3
 check "gzip oomlens/(zcat|wc)" "$(awk -v a="$og" -v b="$zg" 'BEGIN{printf "%.2f", a/b}')" "<=" 1.5
 check "zstd oomlens/(zstdcat|wc)" "$(awk -v a="$oz" -v b="$zz" 'BEGIN{printf "%.2f", a/b}')" "<=" 1.5
 
