@@ -136,6 +136,19 @@ double TenToMinus(int decimals) {
 // Maps a unit spelling to its multiplier; 0 when unknown. No allocation: it runs
 // for every size read.
 double UnitMultiplier(std::string_view unit, bool decimal) {
+  // The usual spellings first, in a few instructions: "G", "GB", "GiB" (any case).
+  if (!unit.empty() && unit.size() <= 3) {
+    static constexpr std::string_view kPrefixes = "kmgtpe";
+    size_t i = kPrefixes.find(Lower(unit[0]));
+    bool b_last = Lower(unit.back()) == 'b';
+    if (i == std::string_view::npos) return unit.size() == 1 && b_last ? 1 : 0;  // "B"
+    static constexpr double kBinary[] = {0x1p10, 0x1p20, 0x1p30, 0x1p40, 0x1p50, 0x1p60};
+    static constexpr double kDecimal[] = {1e3, 1e6, 1e9, 1e12, 1e15, 1e18};
+    if (unit.size() == 3 && Lower(unit[1]) != 'i') return 0;
+    if (unit.size() > 1 && !b_last) return 0;
+    if (unit.size() == 3) return kBinary[i];    // "GiB"
+    return decimal ? kDecimal[i] : kBinary[i];  // "G", "GB"
+  }
   auto same = [](std::string_view text, std::string_view word) {
     if (text.size() != word.size()) return false;
     for (size_t i = 0; i < word.size(); ++i)

@@ -256,6 +256,7 @@ size_t CountNounEnd(std::string_view text, size_t start, size_t end) {
   size_t i = end + 1;
   while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
   std::string_view noun = text.substr(end + 1, i - end - 1);
+  if (noun.size() < 4) return end;  // the shortest, "bits", "rows"
   for (std::string_view counted : kCounted)
     if (noun == counted) return i;
   return end;

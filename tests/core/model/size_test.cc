@@ -104,6 +104,42 @@ TEST(ParseSize, ShortDecimalsReadExactlyAsFromChars) {
   }
 }
 
+// Every unit of one to three letters, in any case, read as the units' rule says:
+// "B"; a prefix alone or with "B" (SI when asked for, else binary); a prefix with
+// "iB" (binary); nothing else.
+TEST(ParseSize, ReadsEveryShortUnitByTheRule) {
+  const std::string letters = "kmgtpeibxKMGTPEIBX";
+  const std::string prefixes = "kmgtpe";
+  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  std::vector<std::string> units;
+  for (char a : letters) {
+    units.push_back(std::string(1, a));
+    for (char b : letters) {
+      units.push_back(std::string{a, b});
+      for (char c : letters) units.push_back(std::string{a, b, c});
+    }
+  }
+  for (const std::string& unit : units) {
+    for (bool decimal : {false, true}) {
+      size_t prefix = prefixes.find(lower(unit[0]));
+      int power = static_cast<int>(prefix) + 1;
+      double expected = 0;  // not a unit
+      if (unit.size() == 1 && lower(unit[0]) == 'b') expected = 1;
+      bool prefix_b = unit.size() == 2 && lower(unit[1]) == 'b';
+      if (prefix != std::string::npos && (unit.size() == 1 || prefix_b))
+        expected = decimal ? std::pow(1000.0, power) : std::ldexp(1.0, 10 * power);
+      if (prefix != std::string::npos && unit.size() == 3 && lower(unit[1]) == 'i' && lower(unit[2]) == 'b')
+        expected = std::ldexp(1.0, 10 * power);
+      std::string error;
+      auto size = ParseSize("2" + unit, &error, decimal);
+      ASSERT_EQ(size.has_value(), expected > 0) << unit << " " << error;
+      if (size) {
+        EXPECT_EQ(size->bytes, static_cast<int64_t>(2 * expected)) << unit << (decimal ? " SI" : "");
+      }
+    }
+  }
+}
+
 // "3.30G" takes a one-pass reader; a leading space sends the same size through the
 // general one. Both must agree on bytes, tolerance and errors.
 TEST(ParseSize, TheSimpleShapeReadsAsTheGeneralReaderReadsIt) {
