@@ -133,22 +133,32 @@ double TenToMinus(int decimals) {
   return decimals < 10 ? kPowers[decimals] : std::pow(10.0, -decimals);
 }
 
+// A unit of one to three letters, any case: "B", "G", "GB", "GiB"; 0 when unknown.
+// The usual spellings, read in a few instructions.
+double ShortUnitMultiplier(std::string_view unit, bool decimal) {
+  static constexpr double kBinary[] = {0x1p10, 0x1p20, 0x1p30, 0x1p40, 0x1p50, 0x1p60};
+  static constexpr double kDecimal[] = {1e3, 1e6, 1e9, 1e12, 1e15, 1e18};
+  int i = -1;  // in "kmgtpe"
+  switch (Lower(unit[0])) {
+    case 'k': i = 0; break;
+    case 'm': i = 1; break;
+    case 'g': i = 2; break;
+    case 't': i = 3; break;
+    case 'p': i = 4; break;
+    case 'e': i = 5; break;
+    default: break;
+  }
+  bool b_last = Lower(unit.back()) == 'b';
+  if (i < 0) return unit.size() == 1 && b_last ? 1 : 0;                           // "B"
+  if (unit.size() == 3) return Lower(unit[1]) == 'i' && b_last ? kBinary[i] : 0;  // "GiB"
+  if (unit.size() == 2 && !b_last) return 0;
+  return decimal ? kDecimal[i] : kBinary[i];  // "G", "GB"
+}
+
 // Maps a unit spelling to its multiplier; 0 when unknown. No allocation: it runs
 // for every size read.
 double UnitMultiplier(std::string_view unit, bool decimal) {
-  // The usual spellings first, in a few instructions: "G", "GB", "GiB" (any case).
-  if (!unit.empty() && unit.size() <= 3) {
-    static constexpr std::string_view kPrefixes = "kmgtpe";
-    size_t i = kPrefixes.find(Lower(unit[0]));
-    bool b_last = Lower(unit.back()) == 'b';
-    if (i == std::string_view::npos) return unit.size() == 1 && b_last ? 1 : 0;  // "B"
-    static constexpr double kBinary[] = {0x1p10, 0x1p20, 0x1p30, 0x1p40, 0x1p50, 0x1p60};
-    static constexpr double kDecimal[] = {1e3, 1e6, 1e9, 1e12, 1e15, 1e18};
-    if (unit.size() == 3 && Lower(unit[1]) != 'i') return 0;
-    if (unit.size() > 1 && !b_last) return 0;
-    if (unit.size() == 3) return kBinary[i];    // "GiB"
-    return decimal ? kDecimal[i] : kBinary[i];  // "G", "GB"
-  }
+  if (!unit.empty() && unit.size() <= 3) return ShortUnitMultiplier(unit, decimal);
   auto same = [](std::string_view text, std::string_view word) {
     if (text.size() != word.size()) return false;
     for (size_t i = 0; i < word.size(); ++i)
