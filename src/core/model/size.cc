@@ -133,11 +133,13 @@ double TenToMinus(int decimals) {
   return decimals < 10 ? kPowers[decimals] : std::pow(10.0, -decimals);
 }
 
+// The multipliers of the prefixes k, m, g, t, p, e.
+constexpr double kBinary[] = {0x1p10, 0x1p20, 0x1p30, 0x1p40, 0x1p50, 0x1p60};
+constexpr double kDecimal[] = {1e3, 1e6, 1e9, 1e12, 1e15, 1e18};
+
 // A unit of one to three letters, any case: "B", "G", "GB", "GiB"; 0 when unknown.
 // The usual spellings, read in a few instructions.
 double ShortUnitMultiplier(std::string_view unit, bool decimal) {
-  static constexpr double kBinary[] = {0x1p10, 0x1p20, 0x1p30, 0x1p40, 0x1p50, 0x1p60};
-  static constexpr double kDecimal[] = {1e3, 1e6, 1e9, 1e12, 1e15, 1e18};
   int i = -1;  // in "kmgtpe"
   switch (Lower(unit[0])) {
     case 'k': i = 0; break;
@@ -156,29 +158,22 @@ double ShortUnitMultiplier(std::string_view unit, bool decimal) {
 }
 
 // Maps a unit spelling to its multiplier; 0 when unknown. No allocation: it runs
-// for every size read.
+// for every size read. Longer units are words: "bytes", "megabytes", "gigabyte".
 double UnitMultiplier(std::string_view unit, bool decimal) {
-  if (!unit.empty() && unit.size() <= 3) return ShortUnitMultiplier(unit, decimal);
-  auto same = [](std::string_view text, std::string_view word) {
+  if (unit.empty()) return 1;
+  if (unit.size() <= 3) return ShortUnitMultiplier(unit, decimal);
+  auto is = [](std::string_view text, std::string_view word) {
     if (text.size() != word.size()) return false;
     for (size_t i = 0; i < word.size(); ++i)
       if (Lower(text[i]) != word[i]) return false;
     return true;
   };
-  auto is = [&](std::string_view word) { return same(unit, word); };
-  if (unit.empty() || is("b") || is("byte") || is("bytes")) return 1;
+  if (is(unit, "byte") || is(unit, "bytes")) return 1;
   std::string_view singular = unit;
   if (singular.size() > 5 && Lower(singular.back()) == 's') singular.remove_suffix(1);
   static const char* const kWords[] = {"kilobyte", "megabyte", "gigabyte", "terabyte", "petabyte", "exabyte"};
-  static const char kPrefixes[] = "kmgtpe";
-  for (int i = 0; i < 6; ++i) {
-    const char kib[] = {kPrefixes[i], 'i', 'b'};
-    const char kb[] = {kPrefixes[i], 'b'};
-    if (is(std::string_view(kib, 3))) return std::ldexp(1.0, 10 * (i + 1));
-    // "2048 megabytes" is binary unless SI is asked for, as "MB" is
-    if (is(std::string_view(kb, 1)) || is(std::string_view(kb, 2)) || same(singular, kWords[i]))
-      return decimal ? std::pow(1000.0, i + 1) : std::ldexp(1.0, 10 * (i + 1));
-  }
+  for (int i = 0; i < 6; ++i)  // "2048 megabytes" is binary unless SI is asked for, as "MB" is
+    if (is(singular, kWords[i])) return decimal ? kDecimal[i] : kBinary[i];
   return 0;
 }
 
