@@ -79,6 +79,23 @@ double FingerprintWeight(std::string_view fingerprint) {
   return weight;
 }
 
+// The bytes fingerprints hold at each place, with how many hold each, and each
+// place's set weight (the share of log bytes it lets through).
+struct PlaceSets {
+  std::array<std::array<int, 256>, kMaxK> users{};
+  std::array<double, kMaxK> weight{};
+
+  void Count(int j, unsigned char c, int delta) {
+    bool was_member = users[j][c] > 0;
+    users[j][c] += delta;
+    if (was_member != (users[j][c] > 0)) weight[j] += was_member ? -ByteWeight(c) : ByteWeight(c);
+  }
+  // Place j's set weight once c is in it.
+  double WeightWith(int j, unsigned char c) const {
+    return weight[j] + (users[j][c] > 0 ? 0 : ByteWeight(c));
+  }
+};
+
 // Picks each literal's fingerprint offset for the least work per byte searched:
 // positions the first pass lets through (the product of the places' byte-set
 // weights, about 3 ns each) plus exact fingerprints that are not the literal
@@ -106,12 +123,8 @@ class FingerprintChooser {
   static constexpr size_t kNone = std::numeric_limits<size_t>::max();
 
   void Count(size_t literal, size_t offset, int delta) {
-    for (int j = 0; j < k_; ++j) {
-      unsigned char c = static_cast<unsigned char>(literals_[literal][offset + j]);
-      bool was_member = users_[j][c] > 0;
-      users_[j][c] += delta;
-      if (was_member != (users_[j][c] > 0)) weight_[j] += was_member ? -ByteWeight(c) : ByteWeight(c);
-    }
+    for (int j = 0; j < k_; ++j)
+      sets_.Count(j, static_cast<unsigned char>(literals_[literal][offset + j]), delta);
   }
   // The work per byte once the literal's fingerprint at offset joins (the other
   // literals' own fingerprint weights are the same whatever this one picks).
@@ -119,8 +132,7 @@ class FingerprintChooser {
     constexpr double kCandidateCost = 3, kVerifyCost = 10;
     double product = 1;
     for (int j = 0; j < k_; ++j) {
-      unsigned char c = static_cast<unsigned char>(literals_[literal][offset + j]);
-      product *= weight_[j] + (users_[j][c] > 0 ? 0 : ByteWeight(c));
+      product *= sets_.WeightWith(j, static_cast<unsigned char>(literals_[literal][offset + j]));
     }
     std::string_view fingerprint =
         std::string_view(literals_[literal]).substr(offset, static_cast<size_t>(k_));
@@ -143,8 +155,7 @@ class FingerprintChooser {
 
   const std::vector<std::string>& literals_;
   int k_;
-  std::array<std::array<int, 256>, kMaxK> users_{};  // literals whose fingerprint has the byte there
-  std::array<double, kMaxK> weight_{};               // of the bytes with users, per place
+  PlaceSets sets_;  // of the fingerprints chosen so far
 };
 
 // Splits the fingerprints into kGroups groups whose byte sets per place stay
@@ -171,20 +182,14 @@ class FingerprintGrouper {
  private:
   unsigned char ByteOf(size_t i, int j) const { return static_cast<unsigned char>(keys_[i] >> (8 * j)); }
   void Count(size_t i, int g, int delta) {
-    for (int j = 0; j < k_; ++j) {
-      unsigned char c = ByteOf(i, j);
-      bool was_member = users_[g][j][c] > 0;
-      users_[g][j][c] += delta;
-      if (was_member != (users_[g][j][c] > 0)) weight_[g][j] += was_member ? -ByteWeight(c) : ByteWeight(c);
-    }
+    for (int j = 0; j < k_; ++j) sets_[g].Count(j, ByteOf(i, j), delta);
   }
   // How much group g's pass rate grows when fingerprint i joins it.
   double Growth(size_t i, int g) const {
     double before = 1, after = 1;
     for (int j = 0; j < k_; ++j) {
-      unsigned char c = ByteOf(i, j);
-      before *= weight_[g][j];
-      after *= weight_[g][j] + (users_[g][j][c] > 0 ? 0 : ByteWeight(c));
+      before *= sets_[g].weight[j];
+      after *= sets_[g].WeightWith(j, ByteOf(i, j));
     }
     return after - before;
   }
@@ -197,8 +202,7 @@ class FingerprintGrouper {
 
   const std::vector<uint64_t>& keys_;
   int k_;
-  std::array<std::array<std::array<int, 256>, kMaxK>, kGroups> users_{};
-  std::array<std::array<double, kMaxK>, kGroups> weight_{};
+  std::array<PlaceSets, kGroups> sets_{};
 };
 
 }  // namespace
