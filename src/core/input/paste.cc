@@ -393,6 +393,7 @@ PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) con
     ++may;
     cut += was_cut;
     shape.rest_cuts += was_cut && !p.holds_start;
+    shape.start_cuts += was_cut && p.holds_start;
     auto& by_key = shape.continuations[std::string(Key(TrimLeft(p.raw)))];
     ++by_key.first;
     by_key.second += was_cut;
@@ -416,6 +417,10 @@ bool PasteRestorer::Joins(const Piece& a, const Piece& b, const Block& block) co
   // long records one under the other pass the wrap test too (the adjacent-samples
   // property test; attack review W2).
   if (a.holds_start && b.holds_start) return block.wrapped && block.rest_cuts > 0;
+  // Lines holding a start, cut before again and again where no other line ever is,
+  // are records of a log of one width ("Memstats: ..." under each glog line), not
+  // a wrap's rests; one such line alone may be ("program\n'jit_step': Attempting").
+  if (b.holds_start && block.rest_cuts == 0 && block.start_cuts >= 2) return false;
   if (block.wrapped) return true;
   std::string key(Key(TrimLeft(b.raw)));
   auto seen = block.continuations.find(key);

@@ -16,9 +16,11 @@
 //     record (a glog, timestamp, level or host prefix), a traceback line, an
 //     exception, a list item, a table row or a line holding a message's start
 //     never joins, and lines of one shape (same first word: a listing) stay
-//     apart. When only line A is that long, B must also read on from it (a
-//     lower-case word, a size, a unit after A's number). A line cut inside a
-//     message's start (neither line holds it, the two together do) always joins.
+//     apart; nor do lines holding a start that are cut before again and again
+//     in a block where no other line is (records of a log of one width). When
+//     only line A is that long, B must also read on from it (a lower-case word,
+//     a size, a unit after A's number). A line cut inside a message's start
+//     (neither line holds it, the two together do) always joins.
 // A logical line keeps the number of its first physical line.
 //
 // Machine logs keep the fast path: the restorer reads the first kWindowBytes of
@@ -92,6 +94,7 @@ class PasteRestorer {
     size_t width = 0;                 ///< the width a wrap cut it at (its longest line with a space)
     bool wrapped = false;             ///< most lines that may continue another were cut before them
     int rest_cuts = 0;                ///< lines cut before that hold no message's start
+    int start_cuts = 0;               ///< lines cut before that hold one
     std::map<std::string, int> keys;  ///< lines per first word (its letters)
     std::map<std::string, std::pair<int, int>>
         continuations;  ///< per first word: lines that may continue, cut

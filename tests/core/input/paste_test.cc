@@ -201,6 +201,42 @@ TEST(PasteRestorer, AMachineLogTurnsItOffAfterTheWindow) {
   EXPECT_TRUE(restorer.active());  // the next input is read as a paste again
 }
 
+// Records of nearly one width with a figure line under some of them (MaxText's
+// "Memstats: ... Using (GB) ..." after a glog line): every line before a figure
+// passes the greedy-wrap test, yet a figure cut before again and again, with no
+// other line ever cut, is a record of its own. Joined, each figure took the line
+// before it (its number and time), and the joins kept the restorer on to the end:
+// 10x the cost of the log.
+TEST(PasteRestorer, FigureLinesUnderRecordsOfOneWidthStayRecords) {
+  auto starts = [](std::string_view text) {
+    return text.find("Using (GB)") != std::string_view::npos ? 1 : 0;
+  };
+  std::vector<Logical> out;
+  PasteRestorer restorer(
+      [&out](std::string_view line, uint64_t number, const std::string&,
+             const std::vector<std::string_view>&) {
+        out.push_back({std::string(line), number, 1});
+      },
+      starts);
+  restorer.Begin();
+  uint64_t number = 0, bytes = 0;
+  while (bytes < PasteRestorer::kWindowBytes + 4096) {
+    std::string record = "I1130 12:00:00.000000  1000 train.py:0] step " + std::to_string(10000 + number) +
+                         " loss=0.8474 tokens/s/device=4700 mfu=0.40";
+    std::string figure = "Memstats: step " + std::to_string(10000 + number) +
+                         ": Using (GB) 3.10 / 30.75 (11.0%) on TPU_1(process=0,(1,0,0,0))";
+    for (const std::string& line : {record, figure}) {
+      restorer.Push(line, ++number, "");
+      bytes += line.size() + 1;
+    }
+  }
+  restorer.Flush();
+  EXPECT_FALSE(restorer.active());
+  ASSERT_EQ(out.size(), number);  // nothing joined
+  EXPECT_EQ(out[1].text.rfind("Memstats: step", 0), 0u);
+  EXPECT_EQ(out[1].number, 2u);
+}
+
 TEST(PasteRestorer, APastedLogKeepsItOn) {
   PasteRestorer restorer(
       [](std::string_view, uint64_t, const std::string&, const std::vector<std::string_view>&) {}, nullptr);
