@@ -85,6 +85,9 @@ namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }  // RE2's \s
+bool IsWordByte(char c) {                                                                      // RE2's \w
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c) || c == '_';
+}
 
 }  // namespace
 
@@ -143,6 +146,56 @@ size_t GlogPrefix(std::string_view t, std::string_view* level, std::string_view*
   return i;
 }
 
+size_t IsoTimestampPrefix(std::string_view t, std::string_view* timestamp) {
+  size_t n = t.size(), i = 0;
+  auto digits = [&](size_t exactly) {
+    size_t start = i;
+    while (i < n && i - start < exactly && IsDigit(t[i])) ++i;
+    return i - start == exactly;
+  };
+  auto byte = [&](char c) { return i < n && t[i] == c ? (++i, true) : false; };
+  byte('[');
+  size_t start = i;
+  if (!(digits(4) && byte('-') && digits(2) && byte('-') && digits(2) && (byte('T') || byte(' ')) &&
+        digits(2) && byte(':') && digits(2) && byte(':') && digits(2)))
+    return 0;
+  if (i + 1 < n && (t[i] == '.' || t[i] == ',') && IsDigit(t[i + 1])) {  // (?:[.,]\d+)?
+    ++i;
+    while (i < n && IsDigit(t[i])) ++i;
+  }
+  if (!byte('Z') && i < n && (t[i] == '+' || t[i] == '-')) {  // (?:Z|[+-]\d\d:?\d\d)?
+    size_t zone = i++;
+    bool ok = digits(2);
+    byte(':');
+    if (!(ok && digits(2))) i = zone;  // not a zone: what follows must still fit below
+  }
+  size_t end = i;
+  byte(']');  // \]? whether or not a '[' opened it, as the regex
+  byte(':');
+  size_t spaces = i;
+  while (i < n && IsSpace(t[i])) ++i;
+  if (i == spaces) return 0;
+  *timestamp = t.substr(start, end - start);
+  return i;
+}
+
+size_t DashLoggingPrefix(std::string_view t, std::string_view* level) {
+  size_t n = t.size(), i = 0;
+  if (n == 0 || t[0] != '-') return 0;
+  ++i;
+  while (i < n && IsSpace(t[i])) ++i;
+  size_t name = i;
+  while (i < n && (IsWordByte(t[i]) || t[i] == '.')) ++i;
+  if (i == name || t.substr(i, 3) != " - ") return 0;
+  i += 3;
+  for (std::string_view word : {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}) {
+    if (t.substr(i, word.size()) != word || t.substr(i + word.size(), 3) != " - ") continue;
+    *level = t.substr(i, word.size());
+    return i + word.size() + 3;
+  }
+  return 0;
+}
+
 // What kPrefixes allow after a leading word, checked by hand: most message
 // lines start with a word that no prefix can follow, and skip the regexes.
 // Keep in step with kPrefixes (tested against them: MayStartWithPrefix).
@@ -182,6 +235,10 @@ bool StartsWithPrefix(std::string_view text) {
 }
 
 bool StartsWithLogPrefix(std::string_view text) {
+  std::string_view level, timestamp;
+  if (GlogPrefix(text, &level, &timestamp) > 0 || IsoTimestampPrefix(text, &timestamp) > 0 ||
+      DashLoggingPrefix(text, &level) > 0)
+    return true;  // kPrefixes[0], [1] and [4], read by hand
   if (!MayStartWithPrefix(text)) return false;
   const auto& patterns = LineCleaner::Patterns::Get();
   for (size_t i = 0; i < patterns.res.size(); ++i) {
@@ -239,6 +296,18 @@ const CleanLine& LineCleaner::Clean(std::string_view raw) {
       result_.context.level = std::string(level);
       KeepTimestamp(timestamp, &result_.context.timestamp);
       text.remove_prefix(glog);
+      while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+      continue;
+    }
+    if (size_t iso = IsoTimestampPrefix(text, &timestamp)) {  // kPrefixes[1]
+      KeepTimestamp(timestamp, &result_.context.timestamp);
+      text.remove_prefix(iso);
+      while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+      continue;
+    }
+    if (size_t dash = DashLoggingPrefix(text, &level)) {  // kPrefixes[4]: no earlier one starts with '-'
+      result_.context.level = std::string(level);
+      text.remove_prefix(dash);
       while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
       continue;
     }

@@ -66,6 +66,14 @@ std::string TimestampText(std::string_view timestamp);
 /// The cleaner's first prefix, read without a regex.
 size_t GlogPrefix(std::string_view text, std::string_view* level, std::string_view* timestamp);
 
+/// Length of an ISO timestamp prefix ("2026-11-30 09:14:11,402 ", "[2026-11-30T09:14:11Z]: ")
+/// at the start of text, 0 when there is none; sets the timestamp. kPrefixes[1] by hand.
+size_t IsoTimestampPrefix(std::string_view text, std::string_view* timestamp);
+
+/// Length of Python logging's "- name - LEVEL - " at the start of text, 0 when there
+/// is none; sets the level. kPrefixes[4] by hand, for texts that start with '-'.
+size_t DashLoggingPrefix(std::string_view text, std::string_view* level);
+
 /// False only when none of the cleaner's prefixes can start text: a test on its
 /// first word that spares most message lines the prefix regexes.
 bool MayStartWithPrefix(std::string_view text);

@@ -135,6 +135,67 @@ TEST(GlogPrefix, AcceptsExactlyWhatTheRegexAccepts) {
   EXPECT_GT(accepted, 10000);  // the mutations leave many prefixes valid
 }
 
+// Mutations of seeds (a few bytes changed, dropped or added from alphabet), and
+// whether a hand reader takes exactly the prefix and capture the regex takes, on
+// the lines it is asked about (applies).
+template <typename Reader, typename Applies>
+int CompareWithRegex(const char* pattern, const std::vector<std::string>& seeds, const std::string& alphabet,
+                     Reader read, Applies applies) {
+  RE2 re(pattern, RE2::Latin1);
+  EXPECT_TRUE(re.ok());
+  std::mt19937 rng(11);
+  int accepted = 0;
+  for (int round = 0; round < 200000; ++round) {
+    std::string line = seeds[rng() % seeds.size()];
+    for (int edits = static_cast<int>(rng() % 3); edits > 0; --edits) {
+      size_t at = rng() % line.size();
+      switch (rng() % 3) {
+        case 0: line[at] = alphabet[rng() % alphabet.size()]; break;
+        case 1: line.erase(at, 1); break;
+        default: line.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
+      }
+      if (line.empty()) line = "-";
+    }
+    if (!applies(line)) continue;
+    re2::StringPiece input(line), capture;
+    bool expected = RE2::Consume(&input, re, &capture);
+    std::string_view got;
+    size_t length = read(line, &got);
+    EXPECT_EQ(length != 0, expected) << line;
+    if (length == 0 || !expected) continue;
+    ++accepted;
+    EXPECT_EQ(length, line.size() - input.size()) << line;
+    EXPECT_EQ(got, std::string_view(capture.data(), capture.size())) << line;
+  }
+  return accepted;
+}
+
+// The ISO timestamp prefix read by hand against the cleaner's regex.
+TEST(IsoTimestampPrefix, AcceptsExactlyWhatTheRegexAccepts) {
+  int accepted = CompareWithRegex(
+      R"(\[?(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)\]?:?\s+)",
+      {"2026-11-30 09:14:11,402 - trainer - INFO - x", "[2026-11-30T09:14:11.402Z]: OOM",
+       "2026-11-30T09:14:11+05:30 x", "2026-11-30 09:14:11-0500\tx", "[2026-11-30 09:14:11] x",
+       "2026-11-30T09:14:11Z] x"},
+      "0123456789-+:.,TZ []\tx",
+      [](std::string_view line, std::string_view* timestamp) { return IsoTimestampPrefix(line, timestamp); },
+      [](const std::string&) { return true; });
+  EXPECT_GT(accepted, 10000);
+}
+
+// Python logging's "- name - LEVEL - " read by hand against the cleaner's regex,
+// for the texts it is asked about (those starting with '-').
+TEST(DashLoggingPrefix, AcceptsExactlyWhatTheRegexAcceptsAfterADash) {
+  int accepted = CompareWithRegex(
+      R"(-?\s*[\w.]+ - (DEBUG|INFO|WARNING|ERROR|CRITICAL) - )",
+      {"- trainer - INFO - epoch 0", "-  torch.cuda - WARNING - x", "- a_b.c - ERROR - ",
+       "- x - CRITICAL - y", "-\tname - DEBUG - z"},
+      "-_. \tINFOERRx",
+      [](std::string_view line, std::string_view* level) { return DashLoggingPrefix(line, level); },
+      [](const std::string& line) { return line[0] == '-'; });
+  EXPECT_GT(accepted, 10000);
+}
+
 }  // namespace
 }  // namespace oomlens
 
