@@ -44,9 +44,14 @@ size_t GutterLength(std::string_view text) {
 
 // Characters a wrap counts: UTF-8 code points after the last '\r', ANSI escapes left out.
 size_t Columns(std::string_view text) {
-  size_t overwrite = text.rfind('\r');
-  if (overwrite != std::string_view::npos) text.remove_prefix(overwrite + 1);
+  if (text.empty()) return 0;
+  if (const void* cr = ::memrchr(text.data(), '\r', text.size()))
+    text.remove_prefix(static_cast<size_t>(static_cast<const char*>(cr) - text.data()) + 1);
   size_t columns = 0;
+  if (text.find('\x1b') == std::string_view::npos) {  // most lines: each byte but a continuation byte
+    for (char c : text) columns += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    return columns;
+  }
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '\x1b' && i + 1 < text.size() && text[i + 1] == '[') {  // CSI: up to its final byte
       for (i += 2; i < text.size() && !(text[i] >= '@' && text[i] <= '~'); ++i) {
@@ -127,6 +132,10 @@ bool ClosesBold(std::string_view raw, size_t at) {
 
 // raw without backticks, '**' bold markup and HTML entities; sets *changed when any went.
 std::string InnerText(std::string_view raw, bool* changed) {
+  bool markup =
+      !raw.empty() && (std::memchr(raw.data(), '`', raw.size()) || std::memchr(raw.data(), '*', raw.size()) ||
+                       std::memchr(raw.data(), '&', raw.size()));
+  if (!markup) return std::string(raw);  // most lines: three memchr instead of a test a byte
   std::string out;
   out.reserve(raw.size());
   bool bold_open = false;
@@ -294,9 +303,15 @@ PasteRestorer::Piece PasteRestorer::Strip(std::string_view text) {
   while (!quoted.empty() && quoted.back() == '\r') quoted.remove_suffix(1);
   while (!text.empty() && (text.back() == '\r' || IsSpace(text.back()))) text.remove_suffix(1);
   piece.raw = text.find('\x1b') == std::string_view::npos ? std::string(text) : StripAnsi(text);
-  size_t overwrite = piece.raw.rfind('\r');  // a progress bar's last state is what a terminal showed
-  if (overwrite != std::string::npos) piece.raw.erase(0, overwrite + 1);
+  const void* overwrite =  // a progress bar's last state is what a terminal showed
+      piece.raw.empty() ? nullptr : ::memrchr(piece.raw.data(), '\r', piece.raw.size());
+  if (overwrite)
+    piece.raw.erase(0, static_cast<size_t>(static_cast<const char*>(overwrite) - piece.raw.data()) + 1);
   piece.columns = Columns(quoted);  // what a wrap measured: quote marks and trailing blanks too
+  piece.key = std::string(Key(TrimLeft(piece.raw)));
+  piece.first_word = FirstWord(piece.raw).size();
+  piece.column_gap = HasColumnGap(piece.raw);
+  piece.inner_space = HasInnerSpace(piece.raw);
   std::string_view content = TrimLeft(piece.content);
   piece.breaks = content.empty() || IsFence(piece.raw);  // the raw line: backticks are gone from content
   piece.item = IsListItem(text);
@@ -325,13 +340,13 @@ void PasteRestorer::Push(std::string_view text, uint64_t number, const std::stri
     piece.start_of = starts_message_(TrimLeft(piece.content));
     piece.holds_start = piece.start_of != 0;
   }
-  if (piece.log_prefix) piece.bare_prefix = IsLevelOrNothing(cleaner_.Clean(TrimLeft(piece.content)).message);
   decorated_lines_ += piece.decorated;
   Take(std::move(piece));
   if (bytes_ >= kWindowBytes) EndWindowIfMachineLog();
 }
 
 void PasteRestorer::Take(Piece&& piece) {
+  if (block_.capacity() < kMaxBlockLines) block_.reserve(kMaxBlockLines);  // no Piece moved as a block grows
   if (piece.breaks) {
     EmitBlock();
     sink_("", piece.number, piece.host, {piece.printed});
@@ -351,25 +366,21 @@ void PasteRestorer::Take(Piece&& piece) {
 bool PasteRestorer::MayContinue(const Piece& a, const Piece& b, const Block& block) {
   if (a.bare_prefix)
     return !b.item && !b.log_prefix;  // "2025-07-31 20:22:43.04: I" alone: its message follows
-  if (b.item || b.starts_record || HasColumnGap(b.raw)) return false;
+  if (b.item || b.starts_record || b.column_gap) return false;
   // b starts a message: it continues only a line cut mid-sentence (that line holds
   // the head of b's message), never a line that starts a message of b's kind (two
   // GPUs' OOMs one under the other are two records)
   if (b.holds_start && (b.start_of == a.start_of || !EndsMidSentence(a.raw))) return false;
   if (StartsWith(TrimLeft(a.content), "File \"")) return false;  // a traceback's code line follows
-  std::string_view word = FirstWord(b.raw);
-  if (word.empty()) return false;
-  std::string key(Key(TrimLeft(b.raw)));
-  auto lines = block.keys.find(key);
-  bool listing =
-      key.size() >= 2 && key == Key(TrimLeft(a.raw)) && lines != block.keys.end() && lines->second >= 3;
+  if (b.first_word == 0) return false;
+  auto lines = block.keys.find(b.key);
+  bool listing = b.key.size() >= 2 && b.key == a.key && lines != block.keys.end() && lines->second >= 3;
   return !listing;  // lines of one shape ("Chunk at ...", "size=..."), not a sentence
 }
 
 // The greedy-wrap test: a wrap at width cut a before b's first word.
 bool PasteRestorer::Cut(const Piece& a, const Piece& b, size_t width) {
-  size_t word = FirstWord(b.raw).size();
-  return width >= kMinWrapWidth && a.columns <= width && a.columns + 1 + word > width;
+  return width >= kMinWrapWidth && a.columns <= width && a.columns + 1 + b.first_word > width;
 }
 
 // A block looks wrapped when most of the lines that may continue the one before
@@ -380,10 +391,10 @@ PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) con
   size_t any_width = 0;
   for (const auto& p : block) {
     any_width = std::max(any_width, p.columns);
-    if (HasInnerSpace(p.raw)) shape.width = std::max(shape.width, p.columns);  // one word may exceed a wrap
+    if (p.inner_space) shape.width = std::max(shape.width, p.columns);  // one word may exceed a wrap
   }
   if (shape.width == 0) shape.width = any_width;
-  for (const auto& p : block) shape.keys[std::string(Key(TrimLeft(p.raw)))]++;
+  for (const auto& p : block) shape.keys[p.key]++;
   int near = 0, may = 0, cut = 0;
   for (size_t i = 0; i < block.size(); ++i) {
     const Piece& p = block[i];
@@ -394,7 +405,7 @@ PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) con
     cut += was_cut;
     shape.rest_cuts += was_cut && !p.holds_start;
     shape.start_cuts += was_cut && p.holds_start;
-    auto& by_key = shape.continuations[std::string(Key(TrimLeft(p.raw)))];
+    auto& by_key = shape.continuations[p.key];
     ++by_key.first;
     by_key.second += was_cut;
   }
@@ -422,7 +433,7 @@ bool PasteRestorer::Joins(const Piece& a, const Piece& b, const Block& block) co
   // a wrap's rests; one such line alone may be ("program\n'jit_step': Attempting").
   if (b.holds_start && block.rest_cuts == 0 && block.start_cuts >= 2) return false;
   if (block.wrapped) return true;
-  std::string key(Key(TrimLeft(b.raw)));
+  const std::string& key = b.key;
   auto seen = block.continuations.find(key);
   bool always_cut = !key.empty() && seen != block.continuations.end() && seen->second.first >= 2 &&
                     seen->second.second * 5 >= seen->second.first * 4;
@@ -446,6 +457,18 @@ bool PasteRestorer::StartSpans(const Piece& a, const Piece& b) const {
   return starts_message_(both) != 0;
 }
 
+// A log prefix cut off its message ("2025-07-31 20:22:43.04: I" alone) matters
+// only before a line that may continue it (MayContinue): cleaned there, not for
+// every record of a log (a third of the restorer's cost on a pasted log).
+void PasteRestorer::MarkBarePrefixes(std::vector<Piece>* block) {
+  for (size_t i = 0; i + 1 < block->size(); ++i) {
+    Piece& a = (*block)[i];
+    const Piece& b = (*block)[i + 1];
+    if (a.log_prefix && !b.item && !b.log_prefix)
+      a.bare_prefix = IsLevelOrNothing(cleaner_.Clean(TrimLeft(a.content)).message);
+  }
+}
+
 // keep_last: the block is at its cap, not at a break, and its last logical line may
 // go on in the lines still to come (a wrapped message whose first line is the
 // cap's last): those lines start the next block instead of being sent cut. A tail
@@ -454,6 +477,7 @@ void PasteRestorer::EmitBlock(bool keep_last) {
   std::vector<Piece> block;
   block.swap(block_);  // the sink may call back into Flush
   if (block.empty()) return;
+  MarkBarePrefixes(&block);
   Block shape = ShapeOf(block);
   std::string logical = block[0].content;
   size_t first = 0, joined = 0;

@@ -71,10 +71,14 @@ class PasteRestorer {
 
   /// The decorations of one line taken off (tests, and the cleaner's callers).
   struct Piece {
-    std::string printed;  ///< the line as printed
-    std::string raw;      ///< without quote markers, gutters, ANSI escapes and overwritten text
-    size_t columns = 0;   ///< what a wrap measured: raw with its quote marks
-    std::string content;  ///< raw without backticks, '**' and entities
+    std::string printed;      ///< the line as printed
+    std::string raw;          ///< without quote markers, gutters, ANSI escapes and overwritten text
+    size_t columns = 0;       ///< what a wrap measured: raw with its quote marks
+    std::string content;      ///< raw without backticks, '**' and entities
+    std::string key;          ///< the letters raw's first word starts with (Key): lines of one shape share it
+    size_t first_word = 0;    ///< the length of raw's first word: what a wrap would have moved
+    bool column_gap = false;  ///< raw has a table's column gap (HasColumnGap)
+    bool inner_space = false;  ///< raw has a space after its first word: wider than one word
     uint64_t number = 0;
     std::string host;
     int depth = 0;               ///< quote depth
@@ -87,7 +91,7 @@ class PasteRestorer {
     bool bare_prefix = false;    ///< a log prefix and nothing else: the message was cut off it
     bool decorated = false;
   };
-  static Piece Strip(std::string_view text);  // bare_prefix is left to Push
+  static Piece Strip(std::string_view text);  // bare_prefix is left to the block (MarkBarePrefixes)
 
  private:
   struct Block {
@@ -104,6 +108,7 @@ class PasteRestorer {
   static bool Cut(const Piece& a, const Piece& b, size_t width);
   void Take(Piece&& piece);
   void EmitBlock(bool keep_last = false);
+  void MarkBarePrefixes(std::vector<Piece>* block);
   bool Joins(const Piece& a, const Piece& b, const Block& block) const;
   bool StartSpans(const Piece& a, const Piece& b) const;
   void EndWindowIfMachineLog();
