@@ -241,6 +241,12 @@ bool StartsWithLogPrefix(std::string_view text) {
     return true;  // kPrefixes[0], [1] and [4], read by hand
   if (!MayStartWithPrefix(text)) return false;
   const auto& patterns = LineCleaner::Patterns::Get();
+  if (patterns.any) {  // one pass for every prefix: most lines that get here match none
+    std::vector<int> hits;
+    if (!patterns.any->Match(re2::StringPiece(text), &hits)) return false;
+    return std::any_of(hits.begin(), hits.end(),
+                       [](int i) { return kPrefixes[static_cast<size_t>(i)].field != Field::kPaste; });
+  }
   for (size_t i = 0; i < patterns.res.size(); ++i) {
     if (kPrefixes[i].field == Field::kPaste) continue;
     if (patterns.res[i]->Match(re2::StringPiece(text), 0, text.size(), RE2::ANCHOR_START, nullptr, 0))

@@ -346,7 +346,6 @@ void PasteRestorer::Push(std::string_view text, uint64_t number, const std::stri
 }
 
 void PasteRestorer::Take(Piece&& piece) {
-  if (block_.capacity() < kMaxBlockLines) block_.reserve(kMaxBlockLines);  // no Piece moved as a block grows
   if (piece.breaks) {
     EmitBlock();
     sink_("", piece.number, piece.host, {piece.printed});
@@ -358,6 +357,19 @@ void PasteRestorer::Take(Piece&& piece) {
   if (!block_.empty() && (depth_changed || block_.back().host != piece.host)) EmitBlock();
   block_.push_back(std::move(piece));
   if (block_.size() >= kMaxBlockLines) EmitBlock(/*keep_last=*/true);
+}
+
+const PasteRestorer::Block::KeyCount* PasteRestorer::Block::Find(std::string_view key) const {
+  for (const KeyCount& k : keys)
+    if (k.key == key) return &k;
+  return nullptr;
+}
+
+PasteRestorer::Block::KeyCount& PasteRestorer::Block::At(std::string_view key) {
+  for (KeyCount& k : keys)
+    if (k.key == key) return k;
+  keys.push_back(KeyCount{key});
+  return keys.back();
 }
 
 // Whether b may continue a at all: b starts no record of its own (a log prefix,
@@ -373,8 +385,8 @@ bool PasteRestorer::MayContinue(const Piece& a, const Piece& b, const Block& blo
   if (b.holds_start && (b.start_of == a.start_of || !EndsMidSentence(a.raw))) return false;
   if (StartsWith(TrimLeft(a.content), "File \"")) return false;  // a traceback's code line follows
   if (b.first_word == 0) return false;
-  auto lines = block.keys.find(b.key);
-  bool listing = b.key.size() >= 2 && b.key == a.key && lines != block.keys.end() && lines->second >= 3;
+  const Block::KeyCount* shape = block.Find(b.key);
+  bool listing = b.key.size() >= 2 && b.key == a.key && shape && shape->lines >= 3;
   return !listing;  // lines of one shape ("Chunk at ...", "size=..."), not a sentence
 }
 
@@ -394,7 +406,7 @@ PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) con
     if (p.inner_space) shape.width = std::max(shape.width, p.columns);  // one word may exceed a wrap
   }
   if (shape.width == 0) shape.width = any_width;
-  for (const auto& p : block) shape.keys[p.key]++;
+  for (const auto& p : block) shape.At(p.key).lines++;
   int near = 0, may = 0, cut = 0;
   for (size_t i = 0; i < block.size(); ++i) {
     const Piece& p = block[i];
@@ -405,9 +417,9 @@ PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) con
     cut += was_cut;
     shape.rest_cuts += was_cut && !p.holds_start;
     shape.start_cuts += was_cut && p.holds_start;
-    auto& by_key = shape.continuations[p.key];
-    ++by_key.first;
-    by_key.second += was_cut;
+    Block::KeyCount& by_key = shape.At(p.key);
+    ++by_key.may_continue;
+    by_key.cut += was_cut;
   }
   shape.wrapped = cut * 2 >= may && (near >= 2 || cut >= 2);
   return shape;
@@ -434,13 +446,11 @@ bool PasteRestorer::Joins(const Piece& a, const Piece& b, const Block& block) co
   if (b.holds_start && block.rest_cuts == 0 && block.start_cuts >= 2) return false;
   if (block.wrapped) return true;
   const std::string& key = b.key;
-  auto seen = block.continuations.find(key);
-  bool always_cut = !key.empty() && seen != block.continuations.end() && seen->second.first >= 2 &&
-                    seen->second.second * 5 >= seen->second.first * 4;
+  const Block::KeyCount* seen = block.Find(key);
+  bool always_cut =
+      !key.empty() && seen && seen->may_continue >= 2 && seen->cut * 5 >= seen->may_continue * 4;
   if (always_cut) return true;  // "freed_by_count=0. ..." after each long warning: its wrapped tail
-  auto starts = block.keys.find(key);
-  bool template_word =
-      !key.empty() && starts != block.keys.end() && starts->second >= 3;  // "step 5: ..." lines
+  bool template_word = !key.empty() && seen && seen->lines >= 3;  // "step 5: ..." lines
   return EndsMidSentence(a.raw) && !template_word && ReadsOn(a.raw, b.raw);
 }
 
@@ -479,19 +489,20 @@ void PasteRestorer::EmitBlock(bool keep_last) {
   if (block.empty()) return;
   MarkBarePrefixes(&block);
   Block shape = ShapeOf(block);
-  std::string logical = block[0].content;
+  std::string logical;  // the lines joined from block[first] on; a line left alone is sent as it is
   size_t first = 0, joined = 0;
+  auto text = [&]() -> std::string_view { return joined > 0 ? logical : block[first].content; };
   for (size_t i = 1; i < block.size(); ++i) {
-    if (logical.size() < kMaxLogicalBytes && Joins(block[i - 1], block[i], shape)) {
+    if (text().size() < kMaxLogicalBytes && Joins(block[i - 1], block[i], shape)) {
+      if (joined == 0) logical = block[first].content;
       while (!logical.empty() && (logical.back() == '\r' || IsSpace(logical.back()))) logical.pop_back();
       logical += ' ';
       logical += TrimLeft(block[i].content);
       ++joined;
       continue;
     }
-    Send(logical, block, first, i);
+    Send(text(), block, first, i);
     joined_lines_ += joined;
-    logical = block[i].content;
     first = i;
     joined = 0;
   }
@@ -500,11 +511,15 @@ void PasteRestorer::EmitBlock(bool keep_last) {
                   std::make_move_iterator(block.end()));
     return;
   }
-  Send(logical, block, first, block.size());
+  Send(text(), block, first, block.size());
   joined_lines_ += joined;
+  if (block_.empty()) {  // the next block reuses this one's room: no Piece moved as it grows
+    block.clear();
+    block_.swap(block);
+  }
 }
 
-void PasteRestorer::Send(const std::string& logical, const std::vector<Piece>& block, size_t first,
+void PasteRestorer::Send(std::string_view logical, const std::vector<Piece>& block, size_t first,
                          size_t end) {
   std::vector<std::string_view> physical;
   for (size_t i = first; i < end; ++i) physical.push_back(block[i].printed);

@@ -32,7 +32,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -95,13 +94,20 @@ class PasteRestorer {
 
  private:
   struct Block {
-    size_t width = 0;                 ///< the width a wrap cut it at (its longest line with a space)
-    bool wrapped = false;             ///< most lines that may continue another were cut before them
-    int rest_cuts = 0;                ///< lines cut before that hold no message's start
-    int start_cuts = 0;               ///< lines cut before that hold one
-    std::map<std::string, int> keys;  ///< lines per first word (its letters)
-    std::map<std::string, std::pair<int, int>>
-        continuations;  ///< per first word: lines that may continue, cut
+    size_t width = 0;      ///< the width a wrap cut it at (its longest line with a space)
+    bool wrapped = false;  ///< most lines that may continue another were cut before them
+    int rest_cuts = 0;     ///< lines cut before that hold no message's start
+    int start_cuts = 0;    ///< lines cut before that hold one
+    /// Per first word (its letters, Piece::key): lines, lines that may continue
+    /// the one before them, of those cut before. Views into the block's pieces;
+    /// a short list, searched in order (blocks hold at most kMaxBlockLines lines).
+    struct KeyCount {
+      std::string_view key;
+      int lines = 0, may_continue = 0, cut = 0;
+    };
+    std::vector<KeyCount> keys;
+    const KeyCount* Find(std::string_view key) const;
+    KeyCount& At(std::string_view key);
   };
   Block ShapeOf(const std::vector<Piece>& block) const;
   static bool MayContinue(const Piece& a, const Piece& b, const Block& block);
@@ -116,7 +122,7 @@ class PasteRestorer {
   Sink sink_;
   LineCleaner cleaner_;  // tells a bare log prefix
   StartsMessage starts_message_;
-  void Send(const std::string& logical, const std::vector<Piece>& block, size_t first, size_t end);
+  void Send(std::string_view logical, const std::vector<Piece>& block, size_t first, size_t end);
 
   std::vector<Piece> block_;
   bool active_ = true;
