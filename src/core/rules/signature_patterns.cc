@@ -29,7 +29,7 @@ struct Macro {
 // refused when its facts are read (RunOnEnd), never read as its leading digits.
 constexpr Macro kMacros[] = {
     {"{size}",
-     R"((?:-?\b\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][+-]?\d+)?(?:\s?(?:[KMGTPE]i?B?|[kmgtpe]i?b|[KMGTPE]i?b|[kmgtpe]i?B|B|bytes?|(?:kilo|mega|giga|tera|peta)bytes?)\b|[kmgtpe]\b|\b))"
+     R"((?:-?\b\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][+-]?\d+)?(?:\s?(?:[KMGTPE][iI]?B?|[kmgtpe][iI]?b|[KMGTPE][iI]?b|[kmgtpe][iI]?B|B|bytes?|(?:kilo|mega|giga|tera|peta)bytes?)\b|[kmgtpe]\b|\b))"
      R"((?:\s*\(\s*(?:rounded to\s*)?-?\d+(?:,\d{3})*\s*(?:B|bytes)?\s*\))?))"},
     {"{int}", R"(\d+)"},
     {"{id}", R"([\w.:/-]+)"},

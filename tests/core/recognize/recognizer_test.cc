@@ -127,6 +127,14 @@ TEST_F(RecognizerTest, AnUnreadableFigureIsLeftOutAndTheOomKept) {
   ASSERT_EQ(units.size(), 1u);
   EXPECT_EQ(units[0].facts.at("requested_bytes").integer, 8ll << 20);
   EXPECT_EQ(units[0].facts.at("free_bytes").integer, 3ll << 29);
+  for (const char* spelling : {"1.5 GIB", "1.5 gIb", "1.5GIB"}) {  // the 'i' in any case too, not "1.5" bytes
+    auto binary = Recognize(std::string("Error allocating device buffer: Attempting to allocate 2 MIB. That "
+                                        "was not possible. There are ") +
+                            spelling + " free.\n");
+    ASSERT_EQ(binary.size(), 1u) << spelling;
+    EXPECT_EQ(binary[0].facts.at("requested_bytes").integer, 2ll << 20) << spelling;
+    EXPECT_EQ(binary[0].facts.at("free_bytes").integer, 3ll << 29) << spelling;
+  }
 }
 
 TEST_F(RecognizerTest, PrecursorWarningAttachesToTheNextOomOfItsKinds) {
