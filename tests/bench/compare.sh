@@ -115,6 +115,27 @@ check "JSON lines, cost a byte / the quiet log's" "$(per_byte "$oj" "$(stat -c %
 check "gzip oomlens/(zcat|wc)" "$(awk -v a="$og" -v b="$zg" 'BEGIN{printf "%.2f", a/b}')" "<=" 1.5
 check "zstd oomlens/(zstdcat|wc)" "$(awk -v a="$oz" -v b="$zz" 'BEGIN{printf "%.2f", a/b}')" "<=" 1.5
 
+# A log pasted into a bug report (quoted and wrapped at 80 columns: the paste
+# restorer stays on), and one allocation dump of 100,000 entries read as a listing.
+pasted="$WORK/pasted-16.log"
+[ -f "$pasted" ] || head -c $((16 << 20)) "$heavy" | python3 tests/gen/reshape.py quote+wrap80 > "$pasted"
+dump="$WORK/dump-100k.log"
+[ -f "$dump" ] || python3 - "$dump" <<'EOF'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("E1130 10:00:00.000100 4242 pjrt_client.cc:410] RESOURCE_EXHAUSTED: Error allocating device buffer: "
+            "Attempting to allocate 1000.00M. That was not possible. There are 6.43M free.; (0x0x1_HBM0)\n"
+            "E1130 10:00:00.000200 4242 tpu_allocator.cc:901] Live allocations at OOM: 100000 blocks\n")
+    for k in range(100_000):
+        f.write("E1130 10:00:00.000300 4242 tpu_allocator.cc:905]   offset=0x%09x size=1.00M state=allocated "
+                "owner=jit_step_%d shape=f32[512,%d] label=buf%d id=%d\n" % (k << 20, k % 50, k % 977 + 1, k % 13, k))
+EOF
+read -r op od < <(alternate "$BIN -q -j 1 $pasted" "$BIN -q -j 1 $dump")
+say "classes: pasted 16 MiB ${op}s, one dump of 100,000 entries ($(du -h --apparent-size "$dump" | cut -f1)) ${od}s"
+check "pasted, cost a byte / the quiet log's" "$(per_byte "$op" "$(stat -c %s "$pasted")")" "<=" 3
+check "one dump, cost a byte / the quiet log's" "$(per_byte "$od" "$(stat -c %s "$dump")")" "<=" 3
+check "peak RSS one dump of 100,000 entries" "$(peak_mib "$BIN -q $dump")" "<=" 32
+
 # Start-up: an empty input, and --version, against rg and grep given the same literals.
 # A run of 50 processes is timed (the clock counts hundredths): seconds a process.
 printf 'for _ in $(seq 50); do "$@" > /dev/null 2>&1; done\n' > "$WORK/fifty.sh"
@@ -125,6 +146,15 @@ read -r s v sr s5 sg < <(alternate "sh $WORK/fifty.sh $BIN /dev/null" "sh $WORK/
 ms() { awk -v t="$1" 'BEGIN{printf "%.1f", t * 1000 / 50}'; }
 say "start-up: oomlens $(ms "$s") ms  --version $(ms "$v") ms  rg $(ms "$sr") ms (5 literals: $(ms "$s5") ms)  grep $(ms "$sg") ms"
 check "start-up oomlens/rg" "$(awk -v a="$s" -v b="$sr" 'BEGIN{printf "%.2f", (b > 0 ? a/b : 99)}')" "<=" 2
+
+# The first MiB of a log costs more than the rest (the paste restorer looks at it):
+# 50 runs on it less 50 on an empty input, against the quiet log's cost a byte.
+head -c $((1 << 20)) "$heavy" > "$WORK/first-mib.log"
+read -r f1 e1 < <(alternate "sh $WORK/fifty.sh $BIN -q -j 1 $WORK/first-mib.log" "sh $WORK/fifty.sh $BIN -q -j 1 /dev/null")
+say "first MiB of the generated log: $(ms "$f1") ms a run, $(ms "$e1") ms on an empty input"
+check "first MiB, cost a byte past start-up / the quiet log's" \
+  "$(awk -v f="$f1" -v e="$e1" -v q="$o1" -v m="$(stat -c %s "$quiet")" \
+    'BEGIN{d = (f - e) / 50; printf "%.2f", (d > 0 ? d : 0) / 1048576 / (q / m)}')" "<=" 3
 
 # Flat with the number of rules: 300 more signatures, each with its own literal.
 mkdir -p "$WORK/many-rules"
