@@ -42,16 +42,29 @@ size_t GutterLength(std::string_view text) {
   return i;
 }
 
+// UTF-8 continuation bytes (10xxxxxx) in text, eight bytes at a time: a byte is
+// one when its top bit is set and the bit below it is not; the eight 0/1 bytes
+// are summed by one multiplication.
+size_t Utf8Continuations(std::string_view text) {
+  size_t n = 0, i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    uint64_t x;
+    std::memcpy(&x, text.data() + i, 8);
+    uint64_t ones = (x & ~(x << 1) & 0x8080808080808080ull) >> 7;
+    n += static_cast<size_t>((ones * 0x0101010101010101ull) >> 56);
+  }
+  for (; i < text.size(); ++i) n += (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80;
+  return n;
+}
+
 // Characters a wrap counts: UTF-8 code points after the last '\r', ANSI escapes left out.
 size_t Columns(std::string_view text) {
   if (text.empty()) return 0;
   if (const void* cr = ::memrchr(text.data(), '\r', text.size()))
     text.remove_prefix(static_cast<size_t>(static_cast<const char*>(cr) - text.data()) + 1);
   size_t columns = 0;
-  if (text.find('\x1b') == std::string_view::npos) {  // most lines: each byte but a continuation byte
-    for (char c : text) columns += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    return columns;
-  }
+  if (text.find('\x1b') == std::string_view::npos)
+    return text.size() - Utf8Continuations(text);  // most lines
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '\x1b' && i + 1 < text.size() && text[i + 1] == '[') {  // CSI: up to its final byte
       for (i += 2; i < text.size() && !(text[i] >= '@' && text[i] <= '~'); ++i) {
@@ -89,13 +102,14 @@ bool IsListItem(std::string_view text) {
 
 // "1. text" -> "text": a numbered list item's marker goes (the cleaner takes "- "
 // and "* "). An allocation listing numbers its entries ("1. Size: 2.00G"): kept.
-void StripNumberedMarker(std::string* content) {
-  std::string_view text = TrimLeft(*content);
-  if (!IsListItem(text) || !IsDigit(text.front())) return;
+// Returns how many leading bytes of content go.
+size_t NumberedMarkerLength(std::string_view content) {
+  std::string_view text = TrimLeft(content);
+  if (!IsListItem(text) || !IsDigit(text.front())) return 0;
   size_t marker = text.find_first_of(".)") + 1;
   std::string_view rest = TrimLeft(text.substr(marker));
-  if (StartsWith(rest, "Size:")) return;
-  content->erase(0, content->size() - rest.size());
+  if (StartsWith(rest, "Size:")) return 0;
+  return content.size() - rest.size();
 }
 
 bool IsFence(std::string_view text) {
@@ -130,13 +144,14 @@ bool ClosesBold(std::string_view raw, size_t at) {
   return close != std::string_view::npos && close > start && !IsSpace(raw[close - 1]);
 }
 
-// raw without backticks, '**' bold markup and HTML entities; sets *changed when any went.
-std::string InnerText(std::string_view raw, bool* changed) {
+// raw without backticks, '**' bold markup and HTML entities, into *out; sets *changed
+// when any went. False (nothing written) when raw holds no byte markup starts with.
+bool InnerText(std::string_view raw, std::string* out_text, bool* changed) {
   bool markup =
       !raw.empty() && (std::memchr(raw.data(), '`', raw.size()) || std::memchr(raw.data(), '*', raw.size()) ||
                        std::memchr(raw.data(), '&', raw.size()));
-  if (!markup) return std::string(raw);  // most lines: three memchr instead of a test a byte
-  std::string out;
+  if (!markup) return false;  // most lines: three memchr instead of a test a byte
+  std::string& out = *out_text;
   out.reserve(raw.size());
   bool bold_open = false;
   for (size_t i = 0; i < raw.size(); ++i) {
@@ -162,7 +177,7 @@ std::string InnerText(std::string_view raw, bool* changed) {
     }
     out += c;
   }
-  return out;
+  return true;
 }
 
 // A structured logger's record on one line (Go's zap, logrus, structlog, Docker's
@@ -291,6 +306,7 @@ void PasteRestorer::Begin() {
 PasteRestorer::Piece PasteRestorer::Strip(std::string_view text) {
   Piece piece;
   piece.printed = std::string(text);
+  text = piece.printed;  // the parts below are places in it
   if (size_t gutter = GutterLength(text)) {
     text.remove_prefix(gutter);
     piece.decorated = true;
@@ -298,22 +314,29 @@ PasteRestorer::Piece PasteRestorer::Strip(std::string_view text) {
   std::string_view quoted = text;
   text = StripQuotes(text, &piece.depth);
   piece.decorated = piece.decorated || piece.depth > 0;
-  piece.content = InnerText(text, &piece.decorated);  // as printed, trailing bytes too
-  StripNumberedMarker(&piece.content);
+  std::string inner;  // as printed, trailing bytes too
+  if (InnerText(text, &inner, &piece.decorated)) piece.content_part.Own(std::move(inner));
+  else piece.content_part.View(piece.printed, text);
+  piece.content_part.RemovePrefix(NumberedMarkerLength(piece.content()));
   while (!quoted.empty() && quoted.back() == '\r') quoted.remove_suffix(1);
   while (!text.empty() && (text.back() == '\r' || IsSpace(text.back()))) text.remove_suffix(1);
-  piece.raw = text.find('\x1b') == std::string_view::npos ? std::string(text) : StripAnsi(text);
+  if (text.find('\x1b') == std::string_view::npos) piece.raw_part.View(piece.printed, text);
+  else piece.raw_part.Own(StripAnsi(text));
+  std::string_view raw = piece.raw();
   const void* overwrite =  // a progress bar's last state is what a terminal showed
-      piece.raw.empty() ? nullptr : ::memrchr(piece.raw.data(), '\r', piece.raw.size());
+      raw.empty() ? nullptr : ::memrchr(raw.data(), '\r', raw.size());
   if (overwrite)
-    piece.raw.erase(0, static_cast<size_t>(static_cast<const char*>(overwrite) - piece.raw.data()) + 1);
+    piece.raw_part.RemovePrefix(static_cast<size_t>(static_cast<const char*>(overwrite) - raw.data()) + 1);
+  raw = piece.raw();
   piece.columns = Columns(quoted);  // what a wrap measured: quote marks and trailing blanks too
-  piece.key = std::string(Key(TrimLeft(piece.raw)));
-  piece.first_word = FirstWord(piece.raw).size();
-  piece.column_gap = HasColumnGap(piece.raw);
-  piece.inner_space = HasInnerSpace(piece.raw);
-  std::string_view content = TrimLeft(piece.content);
-  piece.breaks = content.empty() || IsFence(piece.raw);  // the raw line: backticks are gone from content
+  std::string_view key = Key(TrimLeft(raw));
+  piece.key_at = static_cast<size_t>(key.data() - raw.data());
+  piece.key_size = key.size();
+  piece.first_word = FirstWord(raw).size();
+  piece.column_gap = HasColumnGap(raw);
+  piece.inner_space = HasInnerSpace(raw);
+  std::string_view content = TrimLeft(piece.content());
+  piece.breaks = content.empty() || IsFence(raw);  // the raw line: backticks are gone from content
   piece.item = IsListItem(text);
   piece.decorated = piece.decorated || piece.item || (piece.breaks && !content.empty());
   piece.log_prefix = StartsWithLogPrefix(content);
@@ -337,7 +360,7 @@ void PasteRestorer::Push(std::string_view text, uint64_t number, const std::stri
   piece.host = host;
   piece.starts_record = piece.starts_record || record;
   if (!piece.breaks && !piece.item && starts_message_) {  // a record's too: it is no rest of a wrap
-    piece.start_of = starts_message_(TrimLeft(piece.content));
+    piece.start_of = starts_message_(TrimLeft(piece.content()));
     piece.holds_start = piece.start_of != 0;
   }
   decorated_lines_ += piece.decorated;
@@ -382,11 +405,11 @@ bool PasteRestorer::MayContinue(const Piece& a, const Piece& b, const Block& blo
   // b starts a message: it continues only a line cut mid-sentence (that line holds
   // the head of b's message), never a line that starts a message of b's kind (two
   // GPUs' OOMs one under the other are two records)
-  if (b.holds_start && (b.start_of == a.start_of || !EndsMidSentence(a.raw))) return false;
-  if (StartsWith(TrimLeft(a.content), "File \"")) return false;  // a traceback's code line follows
+  if (b.holds_start && (b.start_of == a.start_of || !EndsMidSentence(a.raw()))) return false;
+  if (StartsWith(TrimLeft(a.content()), "File \"")) return false;  // a traceback's code line follows
   if (b.first_word == 0) return false;
-  const Block::KeyCount* shape = block.Find(b.key);
-  bool listing = b.key.size() >= 2 && b.key == a.key && shape && shape->lines >= 3;
+  const Block::KeyCount* shape = block.Find(b.key());
+  bool listing = b.key().size() >= 2 && b.key() == a.key() && shape && shape->lines >= 3;
   return !listing;  // lines of one shape ("Chunk at ...", "size=..."), not a sentence
 }
 
@@ -406,7 +429,7 @@ PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) con
     if (p.inner_space) shape.width = std::max(shape.width, p.columns);  // one word may exceed a wrap
   }
   if (shape.width == 0) shape.width = any_width;
-  for (const auto& p : block) shape.At(p.key).lines++;
+  for (const auto& p : block) shape.At(p.key()).lines++;
   int near = 0, may = 0, cut = 0;
   for (size_t i = 0; i < block.size(); ++i) {
     const Piece& p = block[i];
@@ -417,7 +440,7 @@ PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) con
     cut += was_cut;
     shape.rest_cuts += was_cut && !p.holds_start;
     shape.start_cuts += was_cut && p.holds_start;
-    Block::KeyCount& by_key = shape.At(p.key);
+    Block::KeyCount& by_key = shape.At(p.key());
     ++by_key.may_continue;
     by_key.cut += was_cut;
   }
@@ -445,13 +468,13 @@ bool PasteRestorer::Joins(const Piece& a, const Piece& b, const Block& block) co
   // a wrap's rests; one such line alone may be ("program\n'jit_step': Attempting").
   if (b.holds_start && block.rest_cuts == 0 && block.start_cuts >= 2) return false;
   if (block.wrapped) return true;
-  const std::string& key = b.key;
+  std::string_view key = b.key();
   const Block::KeyCount* seen = block.Find(key);
   bool always_cut =
       !key.empty() && seen && seen->may_continue >= 2 && seen->cut * 5 >= seen->may_continue * 4;
   if (always_cut) return true;  // "freed_by_count=0. ..." after each long warning: its wrapped tail
   bool template_word = !key.empty() && seen && seen->lines >= 3;  // "step 5: ..." lines
-  return EndsMidSentence(a.raw) && !template_word && ReadsOn(a.raw, b.raw);
+  return EndsMidSentence(a.raw()) && !template_word && ReadsOn(a.raw(), b.raw());
 }
 
 // A message's start that neither line holds alone spans the two: "... Out of
@@ -460,10 +483,10 @@ bool PasteRestorer::StartSpans(const Piece& a, const Piece& b) const {
   // A record's line that holds a start (an exception) takes a rest that holds none and
   // reads on in it ("... with shape (50000, 3," then "224, 224) and data type float32").
   bool a_alone = a.holds_start && !a.starts_record;
-  if (!starts_message_ || a_alone || b.holds_start || !EndsMidSentence(a.raw)) return false;
-  std::string both(TrimLeft(a.content));
+  if (!starts_message_ || a_alone || b.holds_start || !EndsMidSentence(a.raw())) return false;
+  std::string both(TrimLeft(a.content()));
   both += ' ';
-  both += TrimLeft(b.content);
+  both += TrimLeft(b.content());
   return starts_message_(both) != 0;
 }
 
@@ -475,7 +498,7 @@ void PasteRestorer::MarkBarePrefixes(std::vector<Piece>* block) {
     Piece& a = (*block)[i];
     const Piece& b = (*block)[i + 1];
     if (a.log_prefix && !b.item && !b.log_prefix)
-      a.bare_prefix = IsLevelOrNothing(cleaner_.Clean(TrimLeft(a.content)).message);
+      a.bare_prefix = IsLevelOrNothing(cleaner_.Clean(TrimLeft(a.content())).message);
   }
 }
 
@@ -491,13 +514,13 @@ void PasteRestorer::EmitBlock(bool keep_last) {
   Block shape = ShapeOf(block);
   std::string logical;  // the lines joined from block[first] on; a line left alone is sent as it is
   size_t first = 0, joined = 0;
-  auto text = [&]() -> std::string_view { return joined > 0 ? logical : block[first].content; };
+  auto text = [&]() -> std::string_view { return joined > 0 ? logical : block[first].content(); };
   for (size_t i = 1; i < block.size(); ++i) {
     if (text().size() < kMaxLogicalBytes && Joins(block[i - 1], block[i], shape)) {
-      if (joined == 0) logical = block[first].content;
+      if (joined == 0) logical = block[first].content();
       while (!logical.empty() && (logical.back() == '\r' || IsSpace(logical.back()))) logical.pop_back();
       logical += ' ';
-      logical += TrimLeft(block[i].content);
+      logical += TrimLeft(block[i].content());
       ++joined;
       continue;
     }

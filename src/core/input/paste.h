@@ -34,6 +34,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/input/line_cleaner.h"
@@ -70,13 +71,47 @@ class PasteRestorer {
 
   /// The decorations of one line taken off (tests, and the cleaner's callers).
   struct Piece {
-    std::string printed;      ///< the line as printed
-    std::string raw;          ///< without quote markers, gutters, ANSI escapes and overwritten text
-    size_t columns = 0;       ///< what a wrap measured: raw with its quote marks
-    std::string content;      ///< raw without backticks, '**' and entities
-    std::string key;          ///< the letters raw's first word starts with (Key): lines of one shape share it
-    size_t first_word = 0;    ///< the length of raw's first word: what a wrap would have moved
-    bool column_gap = false;  ///< raw has a table's column gap (HasColumnGap)
+    /// A part of the printed line, as a place in it; a copy of its own only when
+    /// bytes inside it went (ANSI escapes, markup): most lines cost one copy.
+    class Part {
+     public:
+      void View(const std::string& printed, std::string_view part) {
+        own_.clear();
+        owned_ = false;
+        at_ = static_cast<size_t>(part.data() - printed.data());
+        size_ = part.size();
+      }
+      void Own(std::string text) {
+        own_ = std::move(text);
+        owned_ = true;
+      }
+      void RemovePrefix(size_t n) {
+        if (owned_) own_.erase(0, n);
+        else at_ += n, size_ -= n;
+      }
+      std::string_view In(const std::string& printed) const {
+        return owned_ ? std::string_view(own_) : std::string_view(printed).substr(at_, size_);
+      }
+
+     private:
+      std::string own_;
+      bool owned_ = false;
+      size_t at_ = 0, size_ = 0;
+    };
+
+    std::string printed;  ///< the line as printed
+    Part raw_part, content_part;
+    size_t key_size = 0;  ///< of key(), which starts raw's first word's letters
+    size_t key_at = 0;
+    /// Without quote markers, gutters, ANSI escapes and overwritten text.
+    std::string_view raw() const { return raw_part.In(printed); }
+    /// raw without backticks, '**' and entities (trailing bytes kept).
+    std::string_view content() const { return content_part.In(printed); }
+    /// The letters raw's first word starts with (Key): lines of one shape share it.
+    std::string_view key() const { return raw().substr(key_at, key_size); }
+    size_t columns = 0;        ///< what a wrap measured: raw with its quote marks
+    size_t first_word = 0;     ///< the length of raw's first word: what a wrap would have moved
+    bool column_gap = false;   ///< raw has a table's column gap (HasColumnGap)
     bool inner_space = false;  ///< raw has a space after its first word: wider than one word
     uint64_t number = 0;
     std::string host;

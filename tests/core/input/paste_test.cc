@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -269,6 +270,22 @@ TEST(PasteRestorer, AFewDecoratedLinesDoNotKeepItOnPastTheSecondWindow) {
   push_window();
   EXPECT_FALSE(restorer.active());
   EXPECT_EQ(sent, number);  // nothing held back
+}
+
+// What a wrap measured is counted eight bytes at a time: the same as one code point
+// for every byte but a UTF-8 continuation byte, on text of every length and mix
+// (ASCII, two- and three-byte characters, stray continuation and lead bytes).
+TEST(PasteRestorer, ColumnsCountCodePointsLikeAByteLoop) {
+  const std::vector<std::string> pieces = {"a",    " ",    ">",    "\xC3\xA9", "\xE2\x82\xAC",
+                                           "\x80", "\xBF", "\xC3", "\xFF"};
+  std::mt19937 rng(11);
+  for (int round = 0; round < 3000; ++round) {
+    std::string text = "x";  // no gutter, quote or list marker at the start
+    for (size_t n = rng() % 60; n > 0; --n) text += pieces[rng() % pieces.size()];
+    size_t expected = 0;
+    for (char c : text) expected += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    EXPECT_EQ(PasteRestorer::Strip(text).columns, expected) << text;
+  }
 }
 
 }  // namespace
