@@ -440,10 +440,10 @@ bool LiteralSearch::Scan(std::string_view text, OnMatch on_match) const {
 #ifdef OOMLENS_HAVE_AVX2_PATH
   const LiteralSearchSimd simd = tables_->simd;
   const size_t window = simd == LiteralSearchSimd::kAvx2 ? kWindow : kWideWindow;
+  const auto* low = reinterpret_cast<const uint8_t(*)[16]>(tables_->low_nibble.data());
+  const auto* groups = reinterpret_cast<const uint8_t(*)[128]>(tables_->group_bits.data());
   if (simd != LiteralSearchSimd::kNone && n >= k - 1 + window) {
     const size_t last = n - (k - 1) - window;  // last window start whose loads stay inside text
-    const auto* low = reinterpret_cast<const uint8_t(*)[16]>(tables_->low_nibble.data());
-    const auto* groups = reinterpret_cast<const uint8_t(*)[128]>(tables_->group_bits.data());
     while (pos <= last) {
       uint64_t mask = 0;
       pos = NextWindow(k_, simd, low, groups, p, pos, last, &mask);
@@ -453,6 +453,21 @@ bool LiteralSearch::Scan(std::string_view text, OnMatch on_match) const {
       }
       pos += window;
     }
+  }
+  if (simd != LiteralSearchSimd::kNone && pos + k <= n) {
+    // The rest, shorter than a window and its reach (all of a short line, which a
+    // byte loop took ten instructions a byte for): one window over a zero-padded
+    // copy, without the positions whose fingerprint would reach the padding.
+    unsigned char tail[kWideWindow + kMaxK] = {};
+    const size_t rest = n - pos, positions = rest - k + 1;  // rest < window + k - 1
+    std::memcpy(tail, p + pos, rest);
+    uint64_t mask = 0;
+    NextWindow(k_, simd, low, groups, tail, 0, 0, &mask);
+    mask &= (uint64_t{1} << positions) - 1;  // positions < window <= 64
+    for (; mask != 0; mask &= mask - 1) {
+      if (!Verify(text, pos + static_cast<size_t>(__builtin_ctzll(mask)), on_match)) return false;
+    }
+    return true;
   }
 #endif
   const auto& member = tables_->member;
