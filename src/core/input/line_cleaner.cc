@@ -203,13 +203,17 @@ bool MayStartWithPrefix(std::string_view t) {
   if (t.empty()) return false;
   char first = t[0];
   bool letter = (first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z');
-  if (!letter) return true;  // only lines starting with a letter are sorted out here
+  if (!letter && !IsDigit(first)) return true;  // lines starting with a word are sorted out here
   auto word_byte = [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c) || c == '_' || c == '.' || c == '-';
   };
   size_t w = 0;
   while (w < t.size() && word_byte(t[w])) ++w;
   std::string_view rest = t.substr(w);
+  if (!letter) {  // a number (a wrapped line's rest, often): an ISO date or Python logging's name
+    bool iso_date = t.size() > 4 && IsDigit(t[1]) && IsDigit(t[2]) && IsDigit(t[3]) && t[4] == '-';
+    return iso_date || rest.substr(0, 3) == " - ";
+  }
   size_t gap = 0;
   while (gap < rest.size() && IsSpace(rest[gap])) ++gap;
   char after = gap < rest.size() ? rest[gap] : '\0';

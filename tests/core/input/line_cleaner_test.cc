@@ -204,15 +204,46 @@ namespace {
 
 // The quick test may let through lines no prefix matches, never the reverse.
 TEST(MayStartWithPrefix, NeverRefusesALineAPrefixPatternMatches) {
-  const std::vector<std::string> pieces = {
-      "worker",  "-",      "_",          "3",      "12",       ":",     " ",    "|",        " - ",
-      "INFO",    "ERROR",  "WARNING",    "root",   ".",        "x",     "I",    "E",        "1130 12:00:00.1",
-      "f.py:1]", "\t",     "[",          "]",      "Memstats", "Using", "(GB)", "CRITICAL", "pid=3",
-      "-3: ",    "_12 | ", " - INFO - ", ":root:", " | ",      "1130 "};
+  const std::vector<std::string> pieces = {"worker",
+                                           "-",
+                                           "_",
+                                           "3",
+                                           "12",
+                                           ":",
+                                           " ",
+                                           "|",
+                                           " - ",
+                                           "INFO",
+                                           "ERROR",
+                                           "WARNING",
+                                           "root",
+                                           ".",
+                                           "x",
+                                           "I",
+                                           "E",
+                                           "1130 12:00:00.1",
+                                           "f.py:1]",
+                                           "\t",
+                                           "[",
+                                           "]",
+                                           "Memstats",
+                                           "Using",
+                                           "(GB)",
+                                           "CRITICAL",
+                                           "pid=3",
+                                           "-3: ",
+                                           "_12 | ",
+                                           " - INFO - ",
+                                           ":root:",
+                                           " | ",
+                                           "1130 ",
+                                           "026-11-30 12:00:00",
+                                           "-11-30T12:00:00Z ",
+                                           ",5 "};
   std::mt19937 rng(29);
   int prefixed = 0;
   for (int round = 0; round < 200000; ++round) {
-    std::string line = std::string(1, "IWEFMUwhrDC"[rng() % 11]);
+    std::string line = std::string(1, "IWEFMUwhrDC1207"[rng() % 15]);  // a word or a number
     for (int k = static_cast<int>(rng() % 7); k > 0; --k) line += pieces[rng() % pieces.size()];
     if (!StartsWithPrefix(line)) continue;
     ++prefixed;
@@ -222,6 +253,8 @@ TEST(MayStartWithPrefix, NeverRefusesALineAPrefixPatternMatches) {
   EXPECT_FALSE(MayStartWithPrefix("Memstats: step 1: Using (GB) 3.10 / 30.75"));
   EXPECT_FALSE(MayStartWithPrefix("Using (GB) 3.10 / 30.75 (11.0%) on TPU_1"));
   EXPECT_TRUE(MayStartWithPrefix("worker-3: RESOURCE_EXHAUSTED"));
+  EXPECT_FALSE(MayStartWithPrefix("12:00:35,635 - the rest of a wrapped line"));
+  EXPECT_FALSE(MayStartWithPrefix("0.586 grad_norm"));
 }
 
 }  // namespace
