@@ -202,7 +202,7 @@ void Recognizer::FlushPending(uint64_t before_line) {
     auto open = open_.find(it->first);
     bool listing_open = open != open_.end() && !open->second.sig->after.empty();
     if (!listing_open && it->second.last_line + kListingGap < before_line) {
-      ready.push_back(std::move(it->second.event));
+      ready.push_back(Released(std::move(it->second)));
       it = pending_.erase(it);
     } else {
       ++it;
@@ -282,7 +282,7 @@ void Recognizer::FeedLogical(std::string_view text, uint64_t number, std::string
   if (!sig && (sig = reader_.FindStart(clean.message))) {
     auto pending = pending_.find(stream);  // another message: no listing follows that event
     if (pending != pending_.end()) {
-      sink_(std::move(pending->second.event));
+      sink_(Released(std::move(pending->second)));
       pending_.erase(pending);
     }
   }
@@ -658,20 +658,38 @@ void Recognizer::BridgeTraceback(const std::string& stream, std::string_view mes
 void Recognizer::JoinListing(Event&& listing, const Signature& sig, const std::string& stream) {
   auto it = pending_.find(stream);
   if (it == pending_.end()) return;  // FindListingStart opened it only after a pending event
-  Event& event = it->second.event;
-  it->second.last_line = current_line_;
-  size_t keep = sig.items ? static_cast<size_t>(sig.items->max_items) : listing.allocations.size();
-  size_t room = keep > event.allocations.size() ? keep - event.allocations.size() : 0;
-  if (listing.allocations.size() > room && !it->second.warned) {  // a long dump arrives in pieces
+  Pending& pending = it->second;
+  Event& event = pending.event;
+  pending.last_line = current_line_;
+  if (!pending.listing && !listing.allocations.empty()) {  // the event's own entries first
+    pending.listing = listing_sinks_ ? listing_sinks_() : std::make_unique<WholeListing>();
+    for (auto& a : event.allocations) pending.listing->Add(std::move(a));
+    event.allocations.clear();
+  }
+  size_t held = pending.listing ? pending.listing->count() : 0;
+  size_t keep = sig.items ? static_cast<size_t>(sig.items->max_items) : held + listing.allocations.size();
+  size_t room = keep > held ? keep - held : 0;
+  if (listing.allocations.size() > room && !pending.warned) {  // a long dump arrives in pieces
     problems_->push_back(Problem{Problem::Severity::kWarning, Where(event.where),
                                  "allocation listing longer than " + std::to_string(keep) +
                                      " entries: the first ones are kept and summarised, the rest skipped",
                                  "the JSON report lists the entries kept"});
-    it->second.warned = true;
+    pending.warned = true;
   }
   if (listing.allocations.size() > room) listing.allocations.resize(room);
-  for (auto& a : listing.allocations) event.allocations.push_back(std::move(a));
+  for (auto& a : listing.allocations) pending.listing->Add(std::move(a));
   AddListing(std::move(listing), sig, &event);
+}
+
+// A held event as it leaves: with the entries of the listings that joined it, as
+// their sink gives them (summarised, the largest kept; or all of them).
+Event Recognizer::Released(Pending&& pending) {
+  if (!pending.listing) return std::move(pending.event);
+  Event event = std::move(pending.event);
+  uint64_t read = pending.listing->count();
+  pending.listing->Finish(&event.listing_facts, &event.allocation_groups, &event.allocations);
+  event.entries_not_kept += read - event.allocations.size();
+  return event;
 }
 
 // What any listing gives the event it joins: the facts the event lacks, the
@@ -717,7 +735,7 @@ void Recognizer::Emit(Event&& event, const Signature& sig, const std::string& st
   if (listing_targets_.count(event.kind)) {  // a listing may follow: hold the event back
     auto pending = pending_.find(stream);
     if (pending != pending_.end()) {
-      sink_(std::move(pending->second.event));
+      sink_(Released(std::move(pending->second)));
       pending_.erase(pending);
     }
     pending_[stream] = Pending{std::move(event), current_line_};

@@ -34,6 +34,7 @@
 #include "core/input/logical_lines.h"
 #include "core/model/event.h"
 #include "core/model/figure.h"
+#include "core/model/listing_sink.h"
 #include "core/recognize/figure_reader.h"
 #include "core/rules/prefilter.h"
 #include "core/rules/rule_data.h"
@@ -68,6 +69,11 @@ class Recognizer {
   void set_figure_sink(std::function<void(const Figure&)> sink) { figure_sink_ = std::move(sink); }
   /// Emits annotation events as events of their own (for checking samples).
   void set_emit_annotations(bool emit) { emit_annotations_ = emit; }
+  /// Where the entries of a listing that follows its event go as its pieces are
+  /// read (a scan: a summariser that keeps the largest, so a dump of 100,000
+  /// entries is never held whole). Unset: every entry is kept, for grouping to
+  /// summarise.
+  void set_listing_sinks(ListingSinkFactory listing_sinks) { listing_sinks_ = std::move(listing_sinks); }
 
  private:
   struct Open {
@@ -93,8 +99,9 @@ class Recognizer {
   // An event that a listing ('after' signature) may still follow.
   struct Pending {
     Event event;
-    uint64_t last_line = 0;  // last line of the event or of a listing that joined it
-    bool warned = false;     // a listing was cut to what is kept
+    uint64_t last_line = 0;                // last line of the event or of a listing that joined it
+    bool warned = false;                   // a listing was cut to what is kept
+    std::unique_ptr<ListingSink> listing;  // the entries of the listings that joined it
   };
   // A listing ('before' signature) waiting for the event it precedes.
   struct Preceding {
@@ -126,6 +133,7 @@ class Recognizer {
   void Close(Open&& open);
   void Emit(Event&& event, const Signature& sig, const std::string& stream);
   void JoinListing(Event&& listing, const Signature& sig, const std::string& stream);
+  static Event Released(Pending&& pending);
   void JoinPreceding(Event* event, const std::string& stream);
   void BridgePreceding(const std::string& stream, uint64_t first_line, uint64_t last_line);
   void DropStalePreceding(uint64_t line);
@@ -159,6 +167,7 @@ class Recognizer {
   uint64_t next_sweep_ = 0;
   uint64_t current_line_ = 0;
   bool emit_annotations_ = false;
+  ListingSinkFactory listing_sinks_;
 };
 
 /// Recognises every event of text as one whole input named "sample" (rule

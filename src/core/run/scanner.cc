@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/analyze/allocation_summary.h"
 #include "core/analyze/budget.h"
 #include "core/analyze/finish.h"
 #include "core/analyze/grouping.h"
@@ -65,6 +66,9 @@ struct Scanner::State {
         recognizer(
             RuleDataOf(r), [this](Event&& e) { Route(std::move(e)); }, &report.problems) {
     recognizer.set_figure_sink([this](const Figure& figure) { Take(figure); });
+    // A dump's entries summarised as its pieces are read: the largest a report keeps, no more.
+    recognizer.set_listing_sinks(
+        [] { return std::make_unique<ListingSummarizer>(kMaxAllocationsPerReport); });
   }
 
   void Route(Event&& event) {
