@@ -49,12 +49,15 @@ FigureReader::FigureReader(const RuleData& rules, std::shared_ptr<const Prefilte
 
 const Signature* FigureReader::FindStart(std::string_view message) const {
   if (!prefilter_->Which(message, &literals_present_)) return nullptr;
-  candidates_.clear();
-  for (size_t i : literals_present_)
-    if (i < starts_by_literal_.size())
-      candidates_.insert(candidates_.end(), starts_by_literal_[i].begin(), starts_by_literal_[i].end());
-  std::sort(candidates_.begin(), candidates_.end());  // the signatures' order is their priority
-  candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
+  if (literals_present_ != candidates_for_) {  // else the last line's candidates (lines of one shape)
+    candidates_for_ = literals_present_;
+    candidates_.clear();
+    for (size_t i : literals_present_)
+      if (i < starts_by_literal_.size())
+        candidates_.insert(candidates_.end(), starts_by_literal_[i].begin(), starts_by_literal_[i].end());
+    std::sort(candidates_.begin(), candidates_.end());  // the signatures' order is their priority
+    candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
+  }
   for (size_t s : candidates_) {
     const Signature& sig = rules_.signatures[s];
     if (Contains(*sig.start, sig.start_simple.get(), message)) return &sig;

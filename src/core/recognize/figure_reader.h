@@ -76,6 +76,7 @@ class FigureReader {
   std::shared_ptr<const Prefilter> prefilter_;
   std::vector<std::vector<size_t>> starts_by_literal_;         // literal -> signatures that may start with it
   mutable std::vector<size_t> literals_present_, candidates_;  // scratch of FindStart
+  mutable std::vector<size_t> candidates_for_;                 // the literals candidates_ was made for
   LineCleaner cleaner_;                                        // for Prepare
 };
 
