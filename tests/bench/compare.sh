@@ -124,16 +124,7 @@ check "zstd oomlens/(zstdcat|wc)" "$(awk -v a="$oz" -v b="$zz" 'BEGIN{printf "%.
 pasted="$WORK/pasted-16.log"
 [ -f "$pasted" ] || head -c $((16 << 20)) "$heavy" | python3 tests/gen/reshape.py quote+wrap80 > "$pasted"
 dump="$WORK/dump-100k.log"
-[ -f "$dump" ] || python3 - "$dump" <<'EOF'
-import sys
-with open(sys.argv[1], "w") as f:
-    f.write("E1130 10:00:00.000100 4242 pjrt_client.cc:410] RESOURCE_EXHAUSTED: Error allocating device buffer: "
-            "Attempting to allocate 1000.00M. That was not possible. There are 6.43M free.; (0x0x1_HBM0)\n"
-            "E1130 10:00:00.000200 4242 tpu_allocator.cc:901] Live allocations at OOM: 100000 blocks\n")
-    for k in range(100_000):
-        f.write("E1130 10:00:00.000300 4242 tpu_allocator.cc:905]   offset=0x%09x size=1.00M state=allocated "
-                "owner=jit_step_%d shape=f32[512,%d] label=buf%d id=%d\n" % (k << 20, k % 50, k % 977 + 1, k % 13, k))
-EOF
+[ -f "$dump" ] || python3 tests/gen/dump_log.py "$dump"
 read -r op od < <(alternate "$BIN -q -j 1 $pasted" "$BIN -q -j 1 $dump")
 say "classes: pasted 16 MiB ${op}s, one dump of 100,000 entries ($(du -h --apparent-size "$dump" | cut -f1)) ${od}s"
 check "pasted, cost a byte / the quiet log's" "$(per_byte "$op" "$(stat -c %s "$pasted")")" "<=" 3

@@ -43,14 +43,8 @@ with open(work + "/short_lines.log", "w") as f:  # 10^7 lines
 with open(work + "/flood.log", "w") as f:  # 200,000 distinct OOMs
     for k in range(200_000):
         f.write(oom % (k % 60, k + 10))
-with open(work + "/dumps.log", "w") as f:  # eight OOMs, each with a dump of 100,000 entries
-    for o in range(8):
-        f.write(oom % (o, 1000 * (o + 1)))
-        f.write("E1130 10:00:%02d.000200 4242 tpu_allocator.cc:901] Live allocations at OOM: 100000 blocks\n" % o)
-        for k in range(100_000):
-            f.write("E1130 10:00:%02d.000300 4242 tpu_allocator.cc:905]   offset=0x%09x size=1.00M state=allocated "
-                    "owner=jit_step_%d shape=f32[512,%d] label=buf%d id=%d\n" % (o, k << 20, k % 50, k % 977 + 1, k % 13, k))
 EOF
+python3 tests/gen/dump_log.py "$WORK/dumps.log" --ooms 8  # eight OOMs, each with a dump of 100,000 entries
 for k in 1 2 3 4; do cp "$WORK/noise.log.gz" "$WORK/part$k.log.gz"; done
 # PyTorch memory snapshots, streamed: one by Python's pickler, and SNAPSHOT_MIB (default 1024)
 # written opcode by opcode as PyTorch's pickler would (a few minutes for 1 GiB)
