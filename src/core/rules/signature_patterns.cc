@@ -179,8 +179,38 @@ bool Contains(const re2::RE2& re, const SimplePattern* simple, std::string_view 
                                                   : result == SimplePattern::Result::kMatch;
 }
 
+namespace {
+
+// Whether pattern has a '|' outside every group ("a|b"), or may have (\Q...\E):
+// one inside a group ("a (?:b|c)") leaves the text before the group a prefix.
+bool MayAlternateAtTop(std::string_view pattern) {
+  int depth = 0;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '\\') {
+      if (i + 1 < pattern.size() && pattern[i + 1] == 'Q') return true;
+      ++i;
+    } else if (c == '[') {  // a class: its ']' first, or after '^', is itself
+      size_t j = i + 1;
+      if (j < pattern.size() && pattern[j] == '^') ++j;
+      if (j < pattern.size() && pattern[j] == ']') ++j;
+      while (j < pattern.size() && pattern[j] != ']') j += pattern[j] == '\\' ? 2 : 1;
+      i = j;
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      --depth;
+    } else if (c == '|' && depth <= 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string LiteralPrefix(std::string_view pattern) {
-  if (pattern.find('|') != std::string_view::npos) return "";
+  if (MayAlternateAtTop(pattern)) return "";
   std::string prefix;
   size_t i = 0;
   while (i < pattern.size()) {
@@ -209,10 +239,11 @@ constexpr int kAnchoredTries = 4;  // then one unanchored search: no quadratic w
 // its DFA forwards and backwards first, several times faster on short lines.
 bool LeftmostMatch(const FactPattern& pattern, std::string_view text, size_t pos, re2::StringPiece* sub,
                    int groups) {
+  size_t at = pattern.prefix.empty() ? pos : text.find(pattern.prefix, pos);
+  if (at == std::string_view::npos) return false;  // the pattern is not compiled for a text it cannot match
   const RE2& re = *pattern.re;
   re2::StringPiece all(text);
   if (!pattern.prefix.empty()) {
-    size_t at = text.find(pattern.prefix, pos);
     for (int tries = 0; tries < kAnchoredTries; ++tries) {
       if (at == std::string_view::npos) return false;
       if (re.Match(all, at, text.size(), RE2::ANCHOR_START, sub, groups)) return true;

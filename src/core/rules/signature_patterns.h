@@ -68,8 +68,9 @@ int ReadCapturingGroups(std::string_view pattern, std::map<std::string, int>* na
 std::string PatternHelp();
 
 /// The literal text every match of pattern starts with, or "" when the pattern
-/// does not begin with one (or might not: an alternation anywhere, a flag, a
-/// quantifier on the first character). Conservative: a shorter prefix is safe.
+/// does not begin with one (or might not: an alternation outside every group, a
+/// flag, a quantifier on the first character). Conservative: a shorter prefix is
+/// safe.
 std::string LiteralPrefix(std::string_view pattern);
 
 /// True when re matches somewhere in text.

@@ -24,7 +24,13 @@ TEST(LiteralPrefix, StopsAtTheFirstCharacterThatIsNotCertain) {
   EXPECT_EQ(LiteralPrefix(R"(\d+ bytes)"), "");  // a class first
   EXPECT_EQ(LiteralPrefix("(?i)oom"), "");       // a flag
   EXPECT_EQ(LiteralPrefix("^oom"), "");
-  EXPECT_EQ(LiteralPrefix("out of memory|OOM"), "");  // an alternation anywhere
+  EXPECT_EQ(LiteralPrefix("out of memory|OOM"), "");  // an alternation at the top
+  EXPECT_EQ(LiteralPrefix("(?:out of memory)|OOM"), "");
+  EXPECT_EQ(LiteralPrefix(R"(There are (?P<free>\d+(?:MB|GB)) free)"), "There are ");  // inside a group
+  EXPECT_EQ(LiteralPrefix(R"(a[)(]b|c)"), "");     // a class's parentheses do not nest
+  EXPECT_EQ(LiteralPrefix(R"(a[]|]b)"), "a");      // a class's ']' first is itself, and its '|'
+  EXPECT_EQ(LiteralPrefix(R"(x\|y z)"), "x|y z");  // an escaped '|' is a literal
+  EXPECT_EQ(LiteralPrefix(R"(ab\Qc|d\E)"), "");    // quoted text is not read here
   EXPECT_EQ(LiteralPrefix(R"(free\.)"), "free.");
   EXPECT_EQ(LiteralPrefix(""), "");
 }
