@@ -86,13 +86,13 @@ std::vector<const CauseRule*> FormulaRules(const CauseRule& best,
 }
 
 // The notes whose kinds, phases and condition hold for the incident.
-std::vector<const CauseRule*> NotesFor(const RuleData& rules, const Incident& incident,
+std::vector<const CauseRule*> NotesFor(const std::vector<const CauseRule*>& rules, const Incident& incident,
                                        const FactLookup& facts) {
   std::vector<const CauseRule*> notes;
-  for (const auto& rule : rules.causes()) {
-    if (!rule.note || !RuleAppliesTo(rule, incident.kind)) continue;
-    if (rule.when && !rule.when->Evaluate(facts).truth()) continue;
-    notes.push_back(&rule);
+  for (const CauseRule* rule : rules) {
+    if (!rule->note || !RuleAppliesTo(*rule, incident.kind)) continue;
+    if (rule->when && !rule->when->Evaluate(facts).truth()) continue;
+    notes.push_back(rule);
   }
   return notes;
 }
@@ -122,12 +122,13 @@ bool RuleAppliesTo(const CauseRule& rule, const std::string& kind) {
 
 void Decide(const RuleData& rules, Incident* incident) {
   FactLookup facts = LookupIn(incident->facts, incident->derived);
+  std::vector<const CauseRule*> candidates = rules.CausesMayApplyTo(incident->kind);
   std::vector<const CauseRule*> matched;
   for (bool fallback : {false, true}) {
-    for (const auto& rule : rules.causes()) {
-      if (rule.note || rule.fallback != fallback || !RuleAppliesTo(rule, incident->kind)) continue;
-      if (rule.when && !rule.when->Evaluate(facts).truth()) continue;
-      matched.push_back(&rule);
+    for (const CauseRule* rule : candidates) {
+      if (rule->note || rule->fallback != fallback || !RuleAppliesTo(*rule, incident->kind)) continue;
+      if (rule->when && !rule->when->Evaluate(facts).truth()) continue;
+      matched.push_back(rule);
     }
     if (!matched.empty()) break;
   }
@@ -151,7 +152,7 @@ void Decide(const RuleData& rules, Incident* incident) {
   auto summary = RenderLines(best.summary, facts, true);
   d.summary = summary.empty() ? best.cause : summary.front();
   d.evidence = RenderLines(best.evidence, facts, false);
-  std::vector<const CauseRule*> notes = NotesFor(rules, *incident, facts);
+  std::vector<const CauseRule*> notes = NotesFor(candidates, *incident, facts);
   std::vector<const TemplateLine*> advice;
   for (const CauseRule* rule : notes) {  // a phase's advice comes before the cause's at equal rank
     for (const auto& line : rule->advice) advice.push_back(&line);

@@ -259,7 +259,7 @@ bool StartsWithLogPrefix(std::string_view text) {
   return false;
 }
 
-LineCleaner::LineCleaner() : patterns_(&Patterns::Get()) {}
+LineCleaner::LineCleaner() = default;
 LineCleaner::~LineCleaner() = default;
 
 std::string StripAnsi(std::string_view text) {
@@ -322,18 +322,19 @@ const CleanLine& LineCleaner::Clean(std::string_view raw) {
       continue;
     }
     if (!MayStartWithPrefix(text)) break;
+    const Patterns& patterns = Patterns::Get();  // compiled when a line first may need them
     bool matched = false;
     hits.clear();
-    if (patterns_->any) {
-      if (!patterns_->any->Match(re2::StringPiece(text), &hits)) break;
+    if (patterns.any) {
+      if (!patterns.any->Match(re2::StringPiece(text), &hits)) break;
       std::sort(hits.begin(), hits.end());  // the table's order decides, as without the set
     } else {
-      for (size_t i = 0; i < patterns_->res.size(); ++i) hits.push_back(static_cast<int>(i));
+      for (size_t i = 0; i < patterns.res.size(); ++i) hits.push_back(static_cast<int>(i));
     }
     for (int i : hits) {
       re2::StringPiece input(text);
       re2::StringPiece capture, second;
-      const RE2& re = *patterns_->res[i];
+      const RE2& re = *patterns.res[i];
       int groups = re.NumberOfCapturingGroups();
       bool ok = groups >= 2   ? RE2::Consume(&input, re, &capture, &second)
                 : groups == 1 ? RE2::Consume(&input, re, &capture)

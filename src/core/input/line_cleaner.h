@@ -46,7 +46,6 @@ class LineCleaner {
   struct Patterns;
   friend bool StartsWithPrefix(std::string_view text);
   friend bool StartsWithLogPrefix(std::string_view text);
-  const Patterns* patterns_;  // shared, compiled once
   std::string scratch_;
   std::vector<int> hits_;  // prefixes that may match, reused from line to line
   CleanLine result_;

@@ -25,12 +25,17 @@ class DocLoader {
   /// repeated key found as the document is read; false for the built-in rules,
   /// which the build's tests load whole: patterns compile on first use, the
   /// locator is shallow.
-  DocLoader(std::string name, std::string_view text, std::vector<Problem>* problems, bool compile_now = true)
+  /// read_samples: false for the built-in rules too: samples, which only the
+  /// checker runs, are then neither built nor kept (`samples_deferred`: the checker
+  /// reads them again, see BuiltinRulesWithSamples); a sixth of start-up.
+  DocLoader(std::string name, std::string_view text, std::vector<Problem>* problems, bool compile_now = true,
+            bool read_samples = true)
       : name_(std::move(name)),
         text_(text),
         locator_(text, /*shallow=*/!compile_now),
         problems_(problems),
-        compile_now_(compile_now) {}
+        compile_now_(compile_now),
+        read_samples_(read_samples) {}
 
   bool Load(RuleData* data);
 
@@ -52,10 +57,10 @@ class DocLoader {
   bool LoadShared(const json& doc);
   /// Reads the file's "meanings" (cause -> two sentences) into data.
   void LoadMeanings(const json& doc, RuleData* data);
-  /// A copy of signature j where each "@name" element of a list stands for the
+  /// Rewrites signature j so that each "@name" element of a list stands for the
   /// elements of the shared list name (or the one shared string), and a string field
-  /// "@name" for the shared string.
-  json ExpandShared(const json& j, const std::string& ptr);
+  /// "@name" for the shared string. Lists without a reference are left as they are.
+  void ExpandShared(json* j, const std::string& ptr);
   json ExpandList(const json& list, const std::string& at);
   /// The shared entry "@name" names, or nullptr (with an error at ptr).
   const json* SharedEntry(const json& reference, const std::string& ptr);
@@ -95,6 +100,7 @@ class DocLoader {
   mutable JsonLocator locator_;  // a shallow one completes itself when asked for a deep pointer
   std::vector<Problem>* problems_;
   bool compile_now_;
+  bool read_samples_;
   const json* shared_ = nullptr;                              // the file's "shared" lists
   std::set<std::string> shared_used_;                         // the names signatures used
   std::vector<std::pair<std::string, std::string>> aliases_;  // expanded pointer -> where written

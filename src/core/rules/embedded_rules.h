@@ -10,6 +10,11 @@ namespace oomlens {
 struct EmbeddedFile {
   std::string_view name;  ///< e.g. "rules/signatures/tpu_runtime.json"
   std::string_view text;
+  /// A cause file's index, made at build time: the kinds its rules name, comma-
+  /// separated ("!kind" an exclusion, "*" a rule for any kind); empty for a file
+  /// without cause rules. Decide reads only the files that may hold a rule for its
+  /// incident's kind (RuleData::CausesMayApplyTo).
+  std::string_view cause_kinds;
 };
 
 const std::vector<EmbeddedFile>& EmbeddedRuleFiles();

@@ -19,8 +19,8 @@ std::string PointerEscape(const std::string& key) {
 
 JsonLocator::JsonLocator(std::string_view text, bool shallow) : text_(text) {
   line_starts_.push_back(0);
-  for (size_t i = 0; i < text_.size(); ++i)
-    if (text_[i] == '\n') line_starts_.push_back(i + 1);
+  for (size_t at = text_.find('\n'); at != std::string_view::npos; at = text_.find('\n', at + 1))
+    line_starts_.push_back(at + 1);
   Locate(shallow ? kShallowDepth : std::numeric_limits<int>::max());
 }
 
@@ -30,7 +30,7 @@ void JsonLocator::Locate(int max_depth) {
   offsets_.clear();
   duplicates_.clear();
   SkipSpace();
-  Value("", max_depth);
+  Value("", max_depth, true);
 }
 
 void JsonLocator::SkipSpace() {
@@ -91,9 +91,9 @@ void JsonLocator::SkipValue() {
   } while (nesting > 0 && pos_ < text_.size());
 }
 
-void JsonLocator::Value(const std::string& pointer, int max_depth) {
+void JsonLocator::Value(const std::string& pointer, int max_depth, bool element) {
   if (pos_ >= text_.size() || ++depth_ > 200) return;
-  offsets_[pointer] = pos_;
+  if (whole_ || element) offsets_[pointer] = pos_;
   if (depth_ > max_depth) {
     SkipValue();
     --depth_;
@@ -118,7 +118,7 @@ void JsonLocator::Value(const std::string& pointer, int max_depth) {
         SkipSpace();
       }
       size_t before = pos_;
-      Value(child, max_depth);
+      Value(child, max_depth, !object);
       SkipSpace();
       if (pos_ < text_.size() && text_[pos_] == ',') ++pos_;
       if (pos_ == before) break;  // no progress: malformed

@@ -16,9 +16,10 @@ namespace oomlens {
 /// Built from text that already parsed as JSON; tolerant of anything else.
 class JsonLocator {
  public:
-  /// shallow: values are located down to kShallowDepth segments ("/signatures/3/
-  /// samples/0") and repeated keys are not looked for (the built-in rules, which
-  /// the tests load whole); a deeper pointer asked for locates the rest then.
+  /// shallow: the elements of lists are located down to kShallowDepth segments
+  /// ("/signatures/3/samples/0") and repeated keys are not looked for (the built-in
+  /// rules, which the tests load whole); any other pointer asked for locates the
+  /// rest then.
   explicit JsonLocator(std::string_view text, bool shallow = false);
   static constexpr int kShallowDepth = 4;
   /// "line:col" (1-based) of the value at pointer, or of its nearest located parent.
@@ -32,7 +33,7 @@ class JsonLocator {
 
  private:
   void Locate(int max_depth);
-  void Value(const std::string& pointer, int max_depth);
+  void Value(const std::string& pointer, int max_depth, bool element);  // element: of a list, or the root
   void SkipValue();
   void SkipSpace();
   std::string String();

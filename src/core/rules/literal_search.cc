@@ -103,7 +103,16 @@ struct PlaceSets {
 // the offset that keeps that lowest.
 class FingerprintChooser {
  public:
-  FingerprintChooser(const std::vector<std::string>& literals, int k) : literals_(literals), k_(k) {}
+  FingerprintChooser(const std::vector<std::string>& literals, int k) : literals_(literals), k_(k) {
+    verify_cost_.resize(literals.size());  // the same whatever the others pick: weighed once
+    for (size_t i = 0; i < literals.size(); ++i) {
+      for (size_t offset = 0; offset + static_cast<size_t>(k_) <= literals[i].size(); ++offset) {
+        std::string_view fingerprint = std::string_view(literals[i]).substr(offset, static_cast<size_t>(k_));
+        verify_cost_[i].push_back(
+            Usable(literals[i], offset, k_) ? kVerifyCost * FingerprintWeight(fingerprint) : kUnusable);
+      }
+    }
+  }
 
   // Offsets, or an empty vector when a literal has no usable one.
   std::vector<size_t> Choose() {
@@ -121,6 +130,7 @@ class FingerprintChooser {
 
  private:
   static constexpr size_t kNone = std::numeric_limits<size_t>::max();
+  static constexpr double kCandidateCost = 3, kVerifyCost = 10, kUnusable = -1;
 
   void Count(size_t literal, size_t offset, int delta) {
     for (int j = 0; j < k_; ++j)
@@ -129,21 +139,17 @@ class FingerprintChooser {
   // The work per byte once the literal's fingerprint at offset joins (the other
   // literals' own fingerprint weights are the same whatever this one picks).
   double Cost(size_t literal, size_t offset) const {
-    constexpr double kCandidateCost = 3, kVerifyCost = 10;
     double product = 1;
     for (int j = 0; j < k_; ++j) {
       product *= sets_.WeightWith(j, static_cast<unsigned char>(literals_[literal][offset + j]));
     }
-    std::string_view fingerprint =
-        std::string_view(literals_[literal]).substr(offset, static_cast<size_t>(k_));
-    return kCandidateCost * product + kVerifyCost * FingerprintWeight(fingerprint);
+    return kCandidateCost * product + verify_cost_[literal][offset];
   }
   size_t Best(size_t literal) const {
     size_t best = kNone;
     double best_cost = 0;
-    const std::string& text = literals_[literal];
-    for (size_t offset = 0; offset + static_cast<size_t>(k_) <= text.size(); ++offset) {
-      if (!Usable(text, offset, k_)) continue;
+    for (size_t offset = 0; offset < verify_cost_[literal].size(); ++offset) {
+      if (verify_cost_[literal][offset] == kUnusable) continue;
       double cost = Cost(literal, offset);
       if (best == kNone || cost < best_cost) {
         best = offset;
@@ -155,7 +161,8 @@ class FingerprintChooser {
 
   const std::vector<std::string>& literals_;
   int k_;
-  PlaceSets sets_;  // of the fingerprints chosen so far
+  std::vector<std::vector<double>> verify_cost_;  // by literal and offset: exact fingerprints not the literal
+  PlaceSets sets_;                                // of the fingerprints chosen so far
 };
 
 // Splits the fingerprints into kGroups groups whose byte sets per place stay
@@ -194,9 +201,11 @@ class FingerprintGrouper {
     return after - before;
   }
   int Best(size_t i) const {
+    std::array<double, kGroups> growth;
+    for (int g = 0; g < kGroups; ++g) growth[g] = Growth(i, g);
     int best = 0;
     for (int g = 1; g < kGroups; ++g)
-      if (Growth(i, g) < Growth(i, best)) best = g;
+      if (growth[g] < growth[best]) best = g;
     return best;
   }
 

@@ -33,17 +33,15 @@ std::unique_ptr<re2::RE2::Set> CompileSet(const std::vector<std::string>& litera
 }
 
 // The literals that hold no other literal: a line holds one of the literals
-// exactly when it holds one of these.
-std::vector<std::string> Minimal(const std::vector<std::string>& literals) {
+// exactly when it holds one of these. search finds every literal in a literal.
+std::vector<std::string> Minimal(const std::vector<std::string>& literals, const LiteralSearch& search) {
   std::vector<std::string> minimal;
   for (size_t i = 0; i < literals.size(); ++i) {
     bool holds_another = false;
-    for (size_t j = 0; j < literals.size() && !holds_another; ++j) {
-      bool same = literals[j] == literals[i];
-      holds_another = same ? j < i
-                           : literals[j].size() < literals[i].size() &&
-                                 literals[i].find(literals[j]) != std::string::npos;
-    }
+    search.ForEach(literals[i], [&](size_t j) {  // a literal found in i is no longer; the same: the first
+      holds_another = j != i && (literals[j].size() < literals[i].size() || j < i);
+      return !holds_another;
+    });
     if (!holds_another) minimal.push_back(literals[i]);
   }
   return minimal;
@@ -53,7 +51,7 @@ std::vector<std::string> Minimal(const std::vector<std::string>& literals) {
 
 Prefilter::Prefilter(std::vector<std::string> literals)
     : literals_(std::move(literals)), search_(LiteralSearch::Build(literals_)) {
-  if (search_) first_pass_ = LiteralSearch::Build(Minimal(literals_));
+  if (search_) first_pass_ = LiteralSearch::Build(Minimal(literals_, *search_));
   if (!first_pass_) {
     any_ = Compile(literals_);
     each_ = CompileSet(literals_);

@@ -2,6 +2,7 @@
 #ifndef OOMLENS_CORE_RULES_RULE_DATA_H_
 #define OOMLENS_CORE_RULES_RULE_DATA_H_
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -107,6 +108,7 @@ struct Signature {
   int max_wrap = 4;    // lines joined before completion
   int max_lines = 40;  // lines in one message at most
   std::vector<Sample> samples;
+  bool samples_deferred = false;  // a built-in signature: its samples were not read (the checker reads them)
 };
 
 /// A line of a summary, evidence or advice, shown when its condition holds.
@@ -136,6 +138,7 @@ struct CauseRule {
       formula;  // an estimate from the config's figures: the first that holds and renders
   std::vector<std::string> docs;
   std::vector<Sample> samples;
+  bool samples_deferred = false;  // a built-in rule: its samples were not read (the checker reads them)
 };
 
 /// What a cause rule means for any incident: its description or, for a rule written
@@ -147,8 +150,11 @@ inline std::string DescriptionOf(const CauseRule& rule) {
 
 /// Signatures are compiled as they load. The built-in cause files (rules/causes/)
 /// are read the first time a cause rule or a meaning is asked for: a scan that
-/// finds no OOM never reads them, and start-up costs half as much.
+/// finds no OOM never reads them, and start-up costs half as much; a diagnosis
+/// reads only the files its incidents' kinds need.
 struct RuleData {
+  RuleData();
+  ~RuleData();
   std::vector<Signature> signatures;           // highest priority first, then highest match, then load order
   std::vector<std::string> literals;           // union of all signatures' literals
   std::shared_ptr<const Prefilter> prefilter;  // built from literals after every load
@@ -172,10 +178,18 @@ struct RuleData {
     LoadDeferred();
     return &meanings_;
   }
-  /// Built-in cause files to read when first needed (texts with static storage).
-  void Defer(std::vector<std::pair<std::string_view, std::string_view>> files) {
-    deferred_ = std::move(files);
-  }
+  /// A built-in cause file (its texts have static storage) and its build-time
+  /// index: the kinds its rules name (EmbeddedFile::cause_kinds).
+  struct DeferredFile {
+    std::string_view name, text, cause_kinds;
+  };
+  /// Built-in cause files to read when first needed.
+  void Defer(const std::vector<DeferredFile>& files);
+  /// The rules of every cause file that may hold a rule for incidents of kind, in
+  /// load order: of the deferred files, only those are read (a diagnosis of one
+  /// kind reads a third of them). Each rule's own kinds are still to be tested
+  /// (RuleAppliesTo): a file is read when any of its rules may apply.
+  std::vector<const CauseRule*> CausesMayApplyTo(const std::string& kind) const;
   /// Problems the deferred files had (none in a build whose tests passed).
   const std::vector<Problem>& deferred_problems() const {
     LoadDeferred();
@@ -183,10 +197,12 @@ struct RuleData {
   }
 
  private:
-  void LoadDeferred() const;  // once, from any thread
+  void LoadDeferred() const;  // every deferred file, merged into causes_: once, from any thread
+  struct DeferredLoad;        // one deferred file, read once on its own
 
-  std::vector<std::pair<std::string_view, std::string_view>> deferred_;  // name, text
+  std::vector<std::unique_ptr<DeferredLoad>> deferred_;
   mutable std::once_flag deferred_loaded_;
+  mutable std::atomic<bool> merged_{false};  // causes_ holds every rule: the deferred files read
   mutable std::vector<CauseRule> causes_;
   mutable std::map<std::string, std::string> meanings_;
   mutable std::vector<Problem> deferred_problems_;
@@ -194,6 +210,10 @@ struct RuleData {
 
 /// The compiled rules a RuleSet holds: for the core's stages, not the public API.
 const RuleData& RuleDataOf(const RuleSet& rules);
+
+/// Every built-in rule file read again with its samples, for the checker: the
+/// built-in rules load without them (Signature::samples_deferred).
+std::unique_ptr<RuleData> BuiltinRulesWithSamples();
 
 }  // namespace oomlens
 

@@ -16,6 +16,7 @@
 #include "core/model/json_depth.h"
 #include "core/rules/doc_loader.h"
 #include "core/rules/embedded_rules.h"
+#include "core/rules/json_strip.h"
 #include "core/rules/signature_patterns.h"
 #include "oomlens/report.h"
 #include "oomlens/rules.h"
@@ -324,6 +325,7 @@ bool DocLoader::LoadCause(const json& j, const std::string& ptr, CauseRule* rule
   Lines(j, "formula", ptr, &rule->formula);
   if (!j.contains("summary") && !rule->note) Error(ptr, "missing 'summary'", "add \"summary\": \"...\"");
   Samples(j, ptr, &rule->samples);
+  rule->samples_deferred = !read_samples_;
   return problems_->size() == before;
 }
 
@@ -337,7 +339,12 @@ bool DocLoader::Load(RuleData* data) {
   }
   json doc;
   try {
-    doc = json::parse(text_.begin(), text_.end());
+    if (read_samples_) {
+      doc = json::parse(text_.begin(), text_.end());
+    } else {  // the built-in files (tested): their signatures' and cause rules' samples left out
+      std::string without = WithoutMembers(text_, 3, "samples");
+      doc = json::parse(without.begin(), without.end());
+    }
   } catch (const json::parse_error& e) {
     std::string what = e.what();
     size_t colon = what.find("syntax error");
@@ -368,12 +375,13 @@ bool DocLoader::Load(RuleData* data) {
   if (!LoadShared(doc)) return false;
   LoadMeanings(doc, data);
   for (const char* section : {"signatures", "causes"}) {
-    const json* it = List(doc, section, "");
+    json* it = List(doc, section, "") ? &doc.at(section) : nullptr;  // signatures are expanded in place
     for (size_t i = 0; it && i < it->size(); ++i) {
       std::string ptr = std::string("/") + section + "/" + std::to_string(i);
       if (std::string(section) == "signatures") {
         Signature sig;
-        if (LoadSignature(ExpandShared((*it)[i], ptr), ptr, &sig)) Upsert(&data->signatures, std::move(sig));
+        ExpandShared(&(*it)[i], ptr);
+        if (LoadSignature((*it)[i], ptr, &sig)) Upsert(&data->signatures, std::move(sig));
       } else {
         CauseRule rule;
         if (LoadCause((*it)[i], ptr, &rule)) Upsert(data->mutable_causes(), std::move(rule));
@@ -411,29 +419,88 @@ bool RuleSet::LoadBuiltin(std::vector<Problem>* problems) {
   // The files one by one, then one index and prefilter for all. Checked by the
   // build's tests: patterns compile on first use, cause files are read on first use.
   bool ok = true;
-  std::vector<std::pair<std::string_view, std::string_view>> deferred;
+  std::vector<RuleData::DeferredFile> deferred;
   for (const auto& file : EmbeddedRuleFiles()) {
     if (Deferrable(file.name)) {
-      deferred.emplace_back(file.name, file.text);
+      deferred.push_back(RuleData::DeferredFile{file.name, file.text, file.cause_kinds});
       continue;
     }
-    ok =
-        DocLoader(std::string(file.name), file.text, problems, /*compile_now=*/false).Load(data_.get()) && ok;
+    ok = DocLoader(std::string(file.name), file.text, problems, /*compile_now=*/false, /*read_samples=*/false)
+             .Load(data_.get()) &&
+         ok;
   }
-  data_->Defer(std::move(deferred));
+  data_->Defer(deferred);
   Reindex(data_.get());
   return ok;
 }
 
+struct RuleData::DeferredLoad {
+  DeferredFile file;
+  std::once_flag once;
+  RuleData rules;  // what the file holds, once read
+  std::vector<Problem> problems;
+
+  const RuleData& Read() {
+    std::call_once(once, [this] {
+      DocLoader(std::string(file.name), file.text, &problems, /*compile_now=*/false, /*read_samples=*/false)
+          .Load(&rules);
+    });
+    return rules;
+  }
+  // Whether the index names kind, an exclusion of another kind, or any kind.
+  bool MayHoldRuleFor(std::string_view kind) const {
+    for (std::string_view rest = file.cause_kinds; !rest.empty();) {
+      size_t comma = std::min(rest.find(','), rest.size());
+      std::string_view token = rest.substr(0, comma);
+      rest.remove_prefix(std::min(comma + 1, rest.size()));
+      if (token == "*" || token == kind || (token[0] == '!' && token.substr(1) != kind)) return true;
+    }
+    return false;
+  }
+};
+
+RuleData::RuleData() = default;
+RuleData::~RuleData() = default;
+
+void RuleData::Defer(const std::vector<DeferredFile>& files) {
+  deferred_.clear();
+  for (const auto& file : files) {
+    deferred_.push_back(std::make_unique<DeferredLoad>());
+    deferred_.back()->file = file;
+  }
+}
+
 void RuleData::LoadDeferred() const {
   std::call_once(deferred_loaded_, [this] {
-    if (deferred_.empty()) return;
-    RuleData loaded;  // of its own: what the files hold is taken from it below
-    for (const auto& [name, text] : deferred_)
-      DocLoader(std::string(name), text, &deferred_problems_, /*compile_now=*/false).Load(&loaded);
-    causes_ = std::move(*loaded.mutable_causes());
-    meanings_ = std::move(*loaded.mutable_meanings());
+    for (const auto& load : deferred_) {  // in order: a later file's rule of one id replaces an earlier
+      const RuleData& read = load->Read();
+      for (const auto& rule : read.causes_) Upsert(&causes_, rule);
+      for (const auto& [cause, meaning] : read.meanings_) meanings_[cause] = meaning;
+      deferred_problems_.insert(deferred_problems_.end(), load->problems.begin(), load->problems.end());
+    }
+    merged_ = true;
   });
+}
+
+std::vector<const CauseRule*> RuleData::CausesMayApplyTo(const std::string& kind) const {
+  std::vector<const CauseRule*> rules;
+  if (merged_ || deferred_.empty()) {
+    for (const auto& rule : causes()) rules.push_back(&rule);
+    return rules;
+  }
+  for (const auto& load : deferred_) {  // built-in rule ids are unique: no file replaces another's
+    if (!load->MayHoldRuleFor(kind)) continue;
+    for (const auto& rule : load->Read().causes_) rules.push_back(&rule);
+  }
+  return rules;
+}
+
+std::unique_ptr<RuleData> BuiltinRulesWithSamples() {
+  auto rules = std::make_unique<RuleData>();
+  std::vector<Problem> again;  // the same files' problems, reported when they were first loaded
+  for (const auto& file : EmbeddedRuleFiles())
+    DocLoader(std::string(file.name), file.text, &again, /*compile_now=*/false).Load(rules.get());
+  return rules;
 }
 
 std::string BuiltinRulesVersion() {

@@ -109,15 +109,14 @@ json DocLoader::ExpandList(const json& list, const std::string& at) {
   return expanded;
 }
 
-json DocLoader::ExpandShared(const json& j, const std::string& ptr) {
+void DocLoader::ExpandShared(json* j, const std::string& ptr) {
   aliases_.clear();
-  if (!j.is_object()) return j;
-  json out = j;
-  for (auto& [key, value] : out.items()) {
-    std::string at = ptr + "/" + key;
+  if (!j->is_object()) return;
+  for (auto& [key, value] : j->items()) {
     if (value.is_array()) {
-      value = ExpandList(value, at);
+      if (std::any_of(value.begin(), value.end(), IsReference)) value = ExpandList(value, ptr + "/" + key);
     } else if (IsReference(value)) {  // a whole string field
+      std::string at = ptr + "/" + key;
       const json* entry = SharedEntry(value, at);
       if (entry && entry->is_string()) {
         aliases_.emplace_back(at, "/shared/" + value.get<std::string>().substr(1));
@@ -128,7 +127,6 @@ json DocLoader::ExpandShared(const json& j, const std::string& ptr) {
       }
     }
   }
-  return out;
 }
 
 std::string DocLoader::SourcePointer(const std::string& pointer) const {
@@ -228,6 +226,7 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
             "add a pattern with (?P<" + name + ">...) to 'facts'");
   }
   Samples(j, ptr, &sig->samples);
+  sig->samples_deferred = !read_samples_;
   return problems_->size() == before;
 }
 

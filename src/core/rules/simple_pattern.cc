@@ -234,8 +234,10 @@ std::unique_ptr<SimplePattern> SimplePattern::Compile(std::string_view pattern) 
   if (!parser.Parse(out.get()) || out->NeedsBacktracking()) return nullptr;
   for (const Item& item : out->items_) {  // leading single bytes, exactly once each
     int members = 0, byte = 0;
-    for (int c = 0; c < 256; ++c)
-      if (item.Has(static_cast<unsigned char>(c))) ++members, byte = c;
+    for (int w = 0; w < 4; ++w) {
+      members += __builtin_popcountll(item.set[w]);
+      if (item.set[w] != 0) byte = 64 * w + __builtin_ctzll(item.set[w]);
+    }
     if (members != 1 || item.min != 1 || item.max != 1) break;
     out->prefix_ += static_cast<char>(byte);
   }

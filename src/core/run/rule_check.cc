@@ -18,6 +18,31 @@ using json = nlohmann::json;
 const std::set<std::string> kSignatureSampleKeys = {"text", "expect", "no_match", "allocations"};
 const std::set<std::string> kCauseSampleKeys = {"kind", "facts", "expect", "summary"};
 
+// A rule's samples: a built-in rule's are read again from the built-in files
+// (once, when first asked for), which load without them.
+class SampleSource {
+ public:
+  const std::vector<Sample>& Of(const Signature& sig) {
+    if (!sig.samples_deferred) return sig.samples;
+    for (const auto& mine : Builtin().signatures)
+      if (mine.id == sig.id && mine.file == sig.file) return mine.samples;
+    return sig.samples;
+  }
+  const std::vector<Sample>& Of(const CauseRule& rule) {
+    if (!rule.samples_deferred) return rule.samples;
+    for (const auto& mine : Builtin().causes())
+      if (mine.id == rule.id && mine.file == rule.file) return mine.samples;
+    return rule.samples;
+  }
+
+ private:
+  const RuleData& Builtin() {
+    if (!builtin_) builtin_ = BuiltinRulesWithSamples();
+    return *builtin_;
+  }
+  std::unique_ptr<RuleData> builtin_;
+};
+
 class SampleChecker {
  public:
   SampleChecker(const RuleData& rules, std::vector<Problem>* problems) : rules_(rules), problems_(problems) {}
@@ -39,6 +64,7 @@ class SampleChecker {
 
   const RuleData& rules_;
   std::vector<Problem>* problems_;
+  SampleSource samples_;
   bool ok_ = true;
 };
 
@@ -97,10 +123,11 @@ bool SampleChecker::ValueOf(const std::string& where, const std::string& name, c
 }
 
 void SampleChecker::CheckSignature(const Signature& sig) {
-  if (sig.samples.empty())
+  const std::vector<Sample>& samples = samples_.Of(sig);
+  if (samples.empty())
     Fail(sig.where, "signature '" + sig.id + "' has no samples",
          "add \"samples\": [{\"text\": \"<a real message>\", \"expect\": {...}}]");
-  for (const Sample& s : sig.samples) {
+  for (const Sample& s : samples) {
     if (!Keys(s, kSignatureSampleKeys)) continue;
     auto text = s.json->find("text");
     if (text == s.json->end() || !text->is_string()) {
@@ -184,10 +211,11 @@ void SampleChecker::CheckAdviceBasis(const CauseRule& rule) {
 
 void SampleChecker::CheckCause(const CauseRule& rule) {
   CheckAdviceBasis(rule);
-  if (rule.samples.empty())
+  const std::vector<Sample>& samples = samples_.Of(rule);
+  if (samples.empty())
     Fail(rule.where, "cause rule '" + rule.id + "' has no samples",
          "add \"samples\": [{\"facts\": {...}, \"expect\": true}]");
-  for (const Sample& s : rule.samples) {
+  for (const Sample& s : samples) {
     if (!Keys(s, kCauseSampleKeys)) continue;
     Incident incident;
     incident.kind = s.json->value("kind", rule.kinds.empty() ? std::string("sample") : rule.kinds[0]);

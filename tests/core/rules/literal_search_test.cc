@@ -175,5 +175,19 @@ TEST(Prefilter, TheBuiltinLiteralsGiveTheSameAnswersAsARegexWould) {
   }
 }
 
+// The first pass searches only the literals that hold no other: one written
+// twice is kept once, one holding another is left to the other.
+TEST(Prefilter, LiteralsHeldByOthersOrWrittenTwiceStillLetTheirLinesThrough) {
+  const std::vector<std::string> literals = {"out of memory", "of mem",    "twice!", "out of memory",
+                                             "twice!",        "OOMKilled", "killed"};
+  Prefilter prefilter(literals);
+  for (const auto& literal : literals) {
+    EXPECT_TRUE(prefilter.MayMatch("x " + literal + " y")) << literal;
+    std::vector<size_t> present;
+    EXPECT_TRUE(prefilter.Which("x " + literal + " y", &present)) << literal;
+  }
+  EXPECT_FALSE(prefilter.MayMatch("out of me twice OOMKille kill"));
+}
+
 }  // namespace
 }  // namespace oomlens

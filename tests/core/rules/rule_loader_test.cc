@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
+#include "core/analyze/decide.h"
 #include "core/rules/embedded_rules.h"
 #include "core/rules/rule_data.h"
 #include "oomlens/rules.h"
@@ -317,17 +320,102 @@ TEST(BuiltinRules, CausesReadOnFirstUseAreThoseReadAtOnce) {
   EXPECT_TRUE(problems.empty());
 }
 
+// The ids of the rules that apply to kind, in order.
+std::vector<std::string> ApplyingTo(const std::vector<const CauseRule*>& rules, const std::string& kind) {
+  std::vector<std::string> ids;
+  for (const CauseRule* rule : rules)
+    if (RuleAppliesTo(*rule, kind)) ids.push_back(rule->id);
+  return ids;
+}
+
+// The kinds a diagnosis may be asked for: every incident kind, every kind a cause
+// rule names, and one nothing names.
+std::set<std::string> KindsToAskFor(const RuleSet& rules) {
+  std::set<std::string> kinds = {"a_kind_no_rule_names"};
+  for (const auto& kind : rules.IncidentKinds()) kinds.insert(kind);
+  for (const auto& rule : RuleDataOf(rules).causes())
+    for (const auto& kind : rule.kinds) kinds.insert(kind[0] == '!' ? kind.substr(1) : kind);
+  return kinds;
+}
+
+// A diagnosis reads only the cause files whose build-time index names its kind:
+// for every kind, the rules that apply are those of all the files, in the same
+// order, and a TPU program's load failure reads under half the rules.
+TEST(BuiltinRules, CausesForOneKindAreThoseThatApplyOfAllTheFiles) {
+  RuleSet all;
+  std::vector<Problem> problems;
+  ASSERT_TRUE(all.LoadBuiltin(&problems));
+  std::vector<const CauseRule*> every;
+  for (const auto& rule : RuleDataOf(all).causes()) every.push_back(&rule);
+  for (const auto& kind : KindsToAskFor(all)) {
+    RuleSet fresh;  // nothing read yet: the index decides
+    ASSERT_TRUE(fresh.LoadBuiltin(&problems));
+    EXPECT_EQ(ApplyingTo(RuleDataOf(fresh).CausesMayApplyTo(kind), kind), ApplyingTo(every, kind)) << kind;
+  }
+  RuleSet fresh;
+  ASSERT_TRUE(fresh.LoadBuiltin(&problems));
+  EXPECT_LT(RuleDataOf(fresh).CausesMayApplyTo("tpu_program_load").size() * 2, every.size());
+  EXPECT_TRUE(RuleDataOf(fresh).CausesMayApplyTo("a_kind_no_rule_names").size() < every.size());
+}
+
+// The index of each built-in cause file names every kind its rules name ("*" for
+// a rule of any kind), read by the loader.
+TEST(BuiltinRules, CauseFileIndexNamesEveryKindItsRulesName) {
+  for (const auto& file : EmbeddedRuleFiles()) {
+    if (file.name.rfind("rules/causes/", 0) != 0) continue;
+    RuleSet one;
+    std::vector<Problem> problems;
+    ASSERT_TRUE(one.LoadText(std::string(file.name), file.text, &problems));
+    std::set<std::string> indexed;
+    std::string index(file.cause_kinds);
+    for (size_t at = 0; at < index.size();) {
+      size_t comma = std::min(index.find(',', at), index.size());
+      indexed.insert(index.substr(at, comma - at));
+      at = comma + 1;
+    }
+    for (const auto& rule : RuleDataOf(one).causes()) {
+      if (rule.kinds.empty()) {
+        EXPECT_TRUE(indexed.count("*")) << file.name << ": " << rule.id;
+      }
+      for (const auto& kind : rule.kinds) EXPECT_TRUE(indexed.count(kind)) << file.name << ": " << kind;
+    }
+    EXPECT_EQ(indexed.empty(), RuleDataOf(one).causes().empty()) << file.name << ": '" << index << "'";
+  }
+}
+
+// Once a user's file replaced a built-in rule, a diagnosis of any kind sees it.
+TEST(BuiltinRules, CausesForOneKindSeeARuleTheUserReplaced) {
+  RuleSet mine;
+  std::vector<Problem> problems;
+  ASSERT_TRUE(mine.LoadBuiltin(&problems));
+  ASSERT_TRUE(mine.LoadText("mine.json", R"json({"version": 1, "causes": [{"id": "mine",
+      "cause": "oversize", "kinds": ["tpu_program_load"], "when": "true", "confidence": 0.5,
+      "summary": ["s"]}]})json",
+                            &problems));
+  std::vector<std::string> ids =
+      ApplyingTo(RuleDataOf(mine).CausesMayApplyTo("tpu_program_load"), "tpu_program_load");
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), "mine"), 1);
+  EXPECT_GT(ids.size(), 3u);
+  EXPECT_TRUE(problems.empty());
+}
+
 // Threads diagnosing at once read the deferred files once, all seeing them whole.
 TEST(BuiltinRules, CausesReadOnFirstUseFromManyThreadsAtOnce) {
   RuleSet rules;
   std::vector<Problem> problems;
   ASSERT_TRUE(rules.LoadBuiltin(&problems));
-  std::vector<std::vector<std::string>> seen(4);
+  std::vector<std::vector<std::string>> seen(4), for_kind(4);
   std::vector<std::thread> threads;
   for (auto& causes : seen) threads.emplace_back([&rules, &causes] { causes = rules.Causes(); });
+  for (auto& ids : for_kind)  // some files read for one kind while others merge them all
+    threads.emplace_back([&rules, &ids] {
+      ids = ApplyingTo(RuleDataOf(rules).CausesMayApplyTo("pytorch_cuda"), "pytorch_cuda");
+    });
   for (auto& t : threads) t.join();
   EXPECT_GT(seen[0].size(), 5u);
   for (const auto& causes : seen) EXPECT_EQ(causes, seen[0]);
+  EXPECT_GT(for_kind[0].size(), 5u);
+  for (const auto& ids : for_kind) EXPECT_EQ(ids, for_kind[0]);
 }
 
 // --version counts the built-in rules without loading them: the counts agree.
