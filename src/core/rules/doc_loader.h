@@ -5,6 +5,7 @@
 #define OOMLENS_CORE_RULES_DOC_LOADER_H_
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -25,30 +26,34 @@ class DocLoader {
   /// repeated key found as the document is read; false for the built-in rules,
   /// which the build's tests load whole: patterns compile on first use, the
   /// locator is shallow.
-  /// read_samples: false for the built-in rules too: samples, which only the
-  /// checker runs, are then neither built nor kept (`samples_deferred`: the checker
-  /// reads them again, see BuiltinRulesWithSamples); a sixth of start-up.
+  /// brief: true for the built-in rules too: samples, which only the checker
+  /// runs, are neither built nor kept, and no line:column is looked for unless a
+  /// problem needs one (Signature::brief: the checker reads them again whole, see
+  /// BuiltinRulesWhole); a quarter of start-up.
   DocLoader(std::string name, std::string_view text, std::vector<Problem>* problems, bool compile_now = true,
-            bool read_samples = true)
-      : name_(std::move(name)),
-        text_(text),
-        locator_(text, /*shallow=*/!compile_now),
-        problems_(problems),
-        compile_now_(compile_now),
-        read_samples_(read_samples) {}
+            bool brief = false)
+      : name_(std::move(name)), text_(text), problems_(problems), compile_now_(compile_now), brief_(brief) {}
 
   bool Load(RuleData* data);
 
  private:
+  /// The document: a brief one without its samples. Throws as json::parse does,
+  /// at the place in the file as written.
+  json Parse() const;
   void Error(const std::string& pointer, const std::string& message, const std::string& help) {
     std::string source = SourcePointer(pointer);
-    problems_->push_back(Problem{Problem::Severity::kError, name_ + ":" + locator_.Where(source),
+    problems_->push_back(Problem{Problem::Severity::kError, name_ + ":" + Locator().Where(source),
                                  source + ": " + message, help});
     ok_ = false;
   }
   /// "file:line:column" of a JSON pointer of the document as loaded.
   std::string Where(const std::string& pointer) const {
-    return name_ + ":" + locator_.Where(SourcePointer(pointer));
+    return name_ + ":" + Locator().Where(SourcePointer(pointer));
+  }
+  /// Made when first asked: a brief load asks only when a problem needs a place.
+  JsonLocator& Locator() const {
+    if (!locator_) locator_.emplace(text_, /*shallow=*/!compile_now_);
+    return *locator_;
   }
   /// Where an element of a list is written: an element a shared list brought into a
   /// signature is written in "shared" (see ExpandShared).
@@ -97,10 +102,11 @@ class DocLoader {
 
   std::string name_;
   std::string_view text_;
-  mutable JsonLocator locator_;  // a shallow one completes itself when asked for a deep pointer
+  mutable std::optional<JsonLocator>
+      locator_;  // a shallow one completes itself when asked for a deep pointer
   std::vector<Problem>* problems_;
   bool compile_now_;
-  bool read_samples_;
+  bool brief_;
   const json* shared_ = nullptr;                              // the file's "shared" lists
   std::set<std::string> shared_used_;                         // the names signatures used
   std::vector<std::pair<std::string, std::string>> aliases_;  // expanded pointer -> where written

@@ -16,12 +16,12 @@ namespace oomlens {
 /// Built from text that already parsed as JSON; tolerant of anything else.
 class JsonLocator {
  public:
-  /// shallow: the elements of lists are located down to kShallowDepth segments
-  /// ("/signatures/3/samples/0") and repeated keys are not looked for (the built-in
-  /// rules, which the tests load whole); any other pointer asked for locates the
-  /// rest then.
+  /// shallow: the elements of the top object's lists are located ("/signatures/3")
+  /// and repeated keys are not looked for (the built-in rules, which the tests
+  /// load whole, without samples); any other pointer asked for locates the rest
+  /// then.
   explicit JsonLocator(std::string_view text, bool shallow = false);
-  static constexpr int kShallowDepth = 4;
+  static constexpr int kShallowDepth = 2;
   /// "line:col" (1-based) of the value at pointer, or of its nearest located parent.
   /// Not const: a shallow locator completes itself for a deeper pointer.
   std::string Where(const std::string& pointer);

@@ -108,7 +108,8 @@ struct Signature {
   int max_wrap = 4;    // lines joined before completion
   int max_lines = 40;  // lines in one message at most
   std::vector<Sample> samples;
-  bool samples_deferred = false;  // a built-in signature: its samples were not read (the checker reads them)
+  bool brief =
+      false;  // a built-in signature, loaded without its samples and line:column (the checker reads them)
 };
 
 /// A line of a summary, evidence or advice, shown when its condition holds.
@@ -138,7 +139,7 @@ struct CauseRule {
       formula;  // an estimate from the config's figures: the first that holds and renders
   std::vector<std::string> docs;
   std::vector<Sample> samples;
-  bool samples_deferred = false;  // a built-in rule: its samples were not read (the checker reads them)
+  bool brief = false;  // a built-in rule, loaded without its samples and line:column (the checker reads them)
 };
 
 /// What a cause rule means for any incident: its description or, for a rule written
@@ -211,9 +212,9 @@ struct RuleData {
 /// The compiled rules a RuleSet holds: for the core's stages, not the public API.
 const RuleData& RuleDataOf(const RuleSet& rules);
 
-/// Every built-in rule file read again with its samples, for the checker: the
-/// built-in rules load without them (Signature::samples_deferred).
-std::unique_ptr<RuleData> BuiltinRulesWithSamples();
+/// Every built-in rule file read again whole, with samples and line:column, for
+/// the checker: the built-in rules load without them (Signature::brief).
+std::unique_ptr<RuleData> BuiltinRulesWhole();
 
 }  // namespace oomlens
 

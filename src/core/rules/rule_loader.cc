@@ -32,6 +32,7 @@ const std::set<std::string> kCauseKeys = {"id",       "cause",   "kinds",       
                                           "fallback", "summary", "evidence",    "advice", "fit",
                                           "docs",     "samples", "description", "note",   "formula"};
 const std::set<std::string> kLineKeys = {"when", "text"};
+const std::vector<std::pair<std::string, size_t>> kNoDuplicates;
 const std::set<std::string> kAdviceKeys = {"when", "text", "rank", "basis", "why_not"};
 
 template <typename T>
@@ -289,7 +290,7 @@ bool DocLoader::LoadCause(const json& j, const std::string& ptr, CauseRule* rule
   if (!CheckKeys(j, kCauseKeys, ptr)) return false;
   size_t before = problems_->size();
   rule->file = name_;
-  rule->where = Where(ptr);
+  rule->where = brief_ ? name_ : Where(ptr);  // brief: the checker finds its line again
   String(j, "id", ptr, true, &rule->id);
   String(j, "description", ptr, false, &rule->description);
   StringList(j, "kinds", ptr, &rule->kinds);
@@ -325,31 +326,35 @@ bool DocLoader::LoadCause(const json& j, const std::string& ptr, CauseRule* rule
   Lines(j, "formula", ptr, &rule->formula);
   if (!j.contains("summary") && !rule->note) Error(ptr, "missing 'summary'", "add \"summary\": \"...\"");
   Samples(j, ptr, &rule->samples);
-  rule->samples_deferred = !read_samples_;
+  rule->brief = brief_;
   return problems_->size() == before;
+}
+
+json DocLoader::Parse() const {
+  if (brief_) {  // the built-in files: their signatures' and cause rules' samples left out
+    std::string without = WithoutMembers(text_, 3, "samples");
+    json doc = json::parse(without.begin(), without.end(), nullptr, /*allow_exceptions=*/false);
+    if (!doc.is_discarded()) return doc;  // else the whole text, for the error's place in the file
+  }
+  return json::parse(text_.begin(), text_.end());
 }
 
 bool DocLoader::Load(RuleData* data) {
   size_t deep = compile_now_ ? JsonTooDeepAt(text_) : std::string_view::npos;  // the built-in files: tested
   if (deep != std::string_view::npos) {
-    problems_->push_back(Problem{Problem::Severity::kError, name_ + ":" + locator_.WhereOffset(deep),
+    problems_->push_back(Problem{Problem::Severity::kError, name_ + ":" + Locator().WhereOffset(deep),
                                  "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels",
                                  "a rule file nests about 6 levels: check that it is a rule file"});
     return false;
   }
   json doc;
   try {
-    if (read_samples_) {
-      doc = json::parse(text_.begin(), text_.end());
-    } else {  // the built-in files (tested): their signatures' and cause rules' samples left out
-      std::string without = WithoutMembers(text_, 3, "samples");
-      doc = json::parse(without.begin(), without.end());
-    }
+    doc = Parse();
   } catch (const json::parse_error& e) {
     std::string what = e.what();
     size_t colon = what.find("syntax error");
     problems_->push_back(Problem{Problem::Severity::kError,
-                                 name_ + ":" + locator_.WhereOffset(e.byte > 0 ? e.byte - 1 : 0),
+                                 name_ + ":" + Locator().WhereOffset(e.byte > 0 ? e.byte - 1 : 0),
                                  "invalid JSON: " + (colon == std::string::npos ? what : what.substr(colon)),
                                  "fix the JSON syntax (a missing comma or quote?)"});
     return false;
@@ -358,13 +363,15 @@ bool DocLoader::Load(RuleData* data) {
                                  "write numbers that fit a double (e.g. 1e300 at most)"});
     return false;
   }
-  for (const auto& [pointer, offset] : locator_.duplicates()) {
+  const auto& duplicates =
+      compile_now_ ? Locator().duplicates() : kNoDuplicates;  // a shallow one looks for none
+  for (const auto& [pointer, offset] : duplicates) {
     std::string key = pointer.substr(pointer.rfind('/') + 1);
-    problems_->push_back(Problem{Problem::Severity::kError, name_ + ":" + locator_.WhereOffset(offset),
+    problems_->push_back(Problem{Problem::Severity::kError, name_ + ":" + Locator().WhereOffset(offset),
                                  pointer + ": the key '" + key + "' appears twice in one object",
                                  "keep one '" + key + "': a JSON reader keeps only the last, silently"});
   }
-  if (!locator_.duplicates().empty()) return false;
+  if (!duplicates.empty()) return false;
   if (!CheckKeys(doc, kTopKeys, "")) return false;
   auto version = doc.find("version");
   if (version == doc.end() || *version != 1) {
@@ -425,7 +432,7 @@ bool RuleSet::LoadBuiltin(std::vector<Problem>* problems) {
       deferred.push_back(RuleData::DeferredFile{file.name, file.text, file.cause_kinds});
       continue;
     }
-    ok = DocLoader(std::string(file.name), file.text, problems, /*compile_now=*/false, /*read_samples=*/false)
+    ok = DocLoader(std::string(file.name), file.text, problems, /*compile_now=*/false, /*brief=*/true)
              .Load(data_.get()) &&
          ok;
   }
@@ -442,7 +449,7 @@ struct RuleData::DeferredLoad {
 
   const RuleData& Read() {
     std::call_once(once, [this] {
-      DocLoader(std::string(file.name), file.text, &problems, /*compile_now=*/false, /*read_samples=*/false)
+      DocLoader(std::string(file.name), file.text, &problems, /*compile_now=*/false, /*brief=*/true)
           .Load(&rules);
     });
     return rules;
@@ -495,7 +502,7 @@ std::vector<const CauseRule*> RuleData::CausesMayApplyTo(const std::string& kind
   return rules;
 }
 
-std::unique_ptr<RuleData> BuiltinRulesWithSamples() {
+std::unique_ptr<RuleData> BuiltinRulesWhole() {
   auto rules = std::make_unique<RuleData>();
   std::vector<Problem> again;  // the same files' problems, reported when they were first loaded
   for (const auto& file : EmbeddedRuleFiles())

@@ -151,7 +151,7 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
   if (!CheckKeys(j, kSignatureKeys, ptr)) return false;
   size_t before = problems_->size();
   sig->file = name_;
-  sig->where = Where(ptr);
+  sig->where = brief_ ? name_ : Where(ptr);  // brief: the checker finds its line again
   String(j, "id", ptr, true, &sig->id);
   String(j, "kind", ptr, true, &sig->kind);
   String(j, "code", ptr, false, &sig->code);
@@ -226,7 +226,7 @@ bool DocLoader::LoadSignature(const json& j, const std::string& ptr, Signature* 
             "add a pattern with (?P<" + name + ">...) to 'facts'");
   }
   Samples(j, ptr, &sig->samples);
-  sig->samples_deferred = !read_samples_;
+  sig->brief = brief_;
   return problems_->size() == before;
 }
 

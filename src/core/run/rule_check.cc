@@ -18,26 +18,26 @@ using json = nlohmann::json;
 const std::set<std::string> kSignatureSampleKeys = {"text", "expect", "no_match", "allocations"};
 const std::set<std::string> kCauseSampleKeys = {"kind", "facts", "expect", "summary"};
 
-// A rule's samples: a built-in rule's are read again from the built-in files
-// (once, when first asked for), which load without them.
-class SampleSource {
+// A rule as written: a built-in rule loads without its samples and its
+// line:column (`brief`), so its file is read again, whole, when first asked for.
+class WrittenRules {
  public:
-  const std::vector<Sample>& Of(const Signature& sig) {
-    if (!sig.samples_deferred) return sig.samples;
-    for (const auto& mine : Builtin().signatures)
-      if (mine.id == sig.id && mine.file == sig.file) return mine.samples;
-    return sig.samples;
+  const Signature& Of(const Signature& sig) {
+    if (!sig.brief) return sig;
+    for (const auto& whole : Builtin().signatures)
+      if (whole.id == sig.id && whole.file == sig.file) return whole;
+    return sig;
   }
-  const std::vector<Sample>& Of(const CauseRule& rule) {
-    if (!rule.samples_deferred) return rule.samples;
-    for (const auto& mine : Builtin().causes())
-      if (mine.id == rule.id && mine.file == rule.file) return mine.samples;
-    return rule.samples;
+  const CauseRule& Of(const CauseRule& rule) {
+    if (!rule.brief) return rule;
+    for (const auto& whole : Builtin().causes())
+      if (whole.id == rule.id && whole.file == rule.file) return whole;
+    return rule;
   }
 
  private:
   const RuleData& Builtin() {
-    if (!builtin_) builtin_ = BuiltinRulesWithSamples();
+    if (!builtin_) builtin_ = BuiltinRulesWhole();
     return *builtin_;
   }
   std::unique_ptr<RuleData> builtin_;
@@ -64,7 +64,7 @@ class SampleChecker {
 
   const RuleData& rules_;
   std::vector<Problem>* problems_;
-  SampleSource samples_;
+  WrittenRules written_;
   bool ok_ = true;
 };
 
@@ -123,9 +123,9 @@ bool SampleChecker::ValueOf(const std::string& where, const std::string& name, c
 }
 
 void SampleChecker::CheckSignature(const Signature& sig) {
-  const std::vector<Sample>& samples = samples_.Of(sig);
+  const std::vector<Sample>& samples = written_.Of(sig).samples;
   if (samples.empty())
-    Fail(sig.where, "signature '" + sig.id + "' has no samples",
+    Fail(written_.Of(sig).where, "signature '" + sig.id + "' has no samples",
          "add \"samples\": [{\"text\": \"<a real message>\", \"expect\": {...}}]");
   for (const Sample& s : samples) {
     if (!Keys(s, kSignatureSampleKeys)) continue;
@@ -202,7 +202,7 @@ void SampleChecker::CheckAdviceBasis(const CauseRule& rule) {
     const TemplateLine& line = rule.advice[i];
     if (line.basis || !line.text->Computes()) continue;
     problems_->push_back(
-        Problem{Problem::Severity::kWarning, rule.where,
+        Problem{Problem::Severity::kWarning, written_.Of(rule).where,
                 "cause rule '" + rule.id + "': advice " + std::to_string(i + 1) +
                     " computes a figure but does not say what it rests on",
                 "add \"basis\": \"...\" (the figures and the assumption), see docs/rules.md, 'Advice'"});
@@ -211,9 +211,9 @@ void SampleChecker::CheckAdviceBasis(const CauseRule& rule) {
 
 void SampleChecker::CheckCause(const CauseRule& rule) {
   CheckAdviceBasis(rule);
-  const std::vector<Sample>& samples = samples_.Of(rule);
+  const std::vector<Sample>& samples = written_.Of(rule).samples;
   if (samples.empty())
-    Fail(rule.where, "cause rule '" + rule.id + "' has no samples",
+    Fail(written_.Of(rule).where, "cause rule '" + rule.id + "' has no samples",
          "add \"samples\": [{\"facts\": {...}, \"expect\": true}]");
   for (const Sample& s : samples) {
     if (!Keys(s, kCauseSampleKeys)) continue;
@@ -267,7 +267,7 @@ void SampleChecker::CheckPatterns(const Signature& sig) {
   auto check = [&](const LazyRegex& re) {
     std::string error;
     if (re && !re.Compile(&error))
-      Fail(sig.where, "pattern '" + re.pattern() + "' of signature '" + sig.id + "': " + error,
+      Fail(written_.Of(sig).where, "pattern '" + re.pattern() + "' of signature '" + sig.id + "': " + error,
            PatternHelp());
   };
   for (const LazyRegex* re : {&sig.start, &sig.complete, &sig.follow, &sig.reject}) check(*re);

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "core/analyze/decide.h"
+#include "core/rules/doc_loader.h"
 #include "core/rules/embedded_rules.h"
 #include "core/rules/rule_data.h"
 #include "oomlens/rules.h"
@@ -36,6 +37,48 @@ TEST(RuleLoader, RejectsInvalidJsonWithItsLocation) {
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].substr(0, 35), "bad.json:3:12: invalid JSON: syntax");
   EXPECT_NE(problems[0].find("(help: fix the JSON syntax"), std::string::npos);
+}
+
+// A brief load (the built-in rules': samples left out before parsing) places a
+// syntax error where the file has it, after samples as before them.
+TEST(RuleLoader, ABriefLoadPlacesAnErrorInTheFileAsWritten) {
+  const std::string text =
+      "{\"version\": 1,\n  \"signatures\": [{\"id\": \"a\",\n    \"samples\": [{\"text\": \"x\"}],\n"
+      "    \"kind\": }]}";
+  for (bool brief : {false, true}) {
+    RuleData data;
+    std::vector<Problem> problems;
+    EXPECT_FALSE(DocLoader("bad.json", text, &problems, /*compile_now=*/false, brief).Load(&data));
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_EQ(FormatProblem(problems[0]).substr(0, 35), "bad.json:4:13: invalid JSON: syntax") << brief;
+  }
+}
+
+// A brief load holds what a whole one does but the samples and each rule's line.
+TEST(RuleLoader, ABriefLoadIsTheWholeOneWithoutSamplesOrLines) {
+  for (const auto& file : EmbeddedRuleFiles()) {
+    RuleData brief, whole;
+    std::vector<Problem> problems;
+    ASSERT_TRUE(DocLoader(std::string(file.name), file.text, &problems, false, true).Load(&brief));
+    ASSERT_TRUE(DocLoader(std::string(file.name), file.text, &problems, false, false).Load(&whole));
+    ASSERT_EQ(brief.signatures.size(), whole.signatures.size()) << file.name;
+    for (size_t i = 0; i < whole.signatures.size(); ++i) {
+      const Signature &b = brief.signatures[i], &w = whole.signatures[i];
+      EXPECT_EQ(b.id, w.id);
+      EXPECT_EQ(b.literals, w.literals);
+      EXPECT_EQ(b.start.pattern(), w.start.pattern());
+      EXPECT_EQ(b.facts.size(), w.facts.size());
+      EXPECT_TRUE(b.brief && b.samples.empty() && b.where == std::string(file.name));
+      EXPECT_TRUE(!w.brief && !w.samples.empty() && w.where.rfind(std::string(file.name) + ":", 0) == 0);
+    }
+    ASSERT_EQ(brief.causes().size(), whole.causes().size()) << file.name;
+    for (size_t i = 0; i < whole.causes().size(); ++i) {
+      EXPECT_EQ(brief.causes()[i].id, whole.causes()[i].id);
+      EXPECT_EQ(brief.causes()[i].advice.size(), whole.causes()[i].advice.size());
+      EXPECT_TRUE(brief.causes()[i].samples.empty() && !whole.causes()[i].samples.empty());
+    }
+    EXPECT_EQ(brief.meanings(), whole.meanings());
+  }
 }
 
 TEST(RuleLoader, ANumberTooLargeForADoubleIsAnErrorNotACrash) {
