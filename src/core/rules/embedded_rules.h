@@ -10,14 +10,21 @@ namespace oomlens {
 struct EmbeddedFile {
   std::string_view name;  ///< e.g. "rules/signatures/tpu_runtime.json"
   std::string_view text;
-  /// A cause file's index, made at build time: the kinds its rules name, comma-
-  /// separated ("!kind" an exclusion, "*" a rule for any kind); empty for a file
-  /// without cause rules. Decide reads only the files that may hold a rule for its
-  /// incident's kind (RuleData::CausesMayApplyTo).
-  std::string_view cause_kinds;
 };
 
 const std::vector<EmbeddedFile>& EmbeddedRuleFiles();
+
+/// The built-in cause files cut at build time into units, the index a diagnosis
+/// reads by (RuleData::CausesMayApplyTo): a rule document of one rule, without its
+/// samples, and the kinds it names (comma-separated: "!kind" an exclusion, "*" any
+/// kind); or of a file's meanings, naming none. In file and rule order.
+struct EmbeddedCauseUnit {
+  std::string_view file;  ///< the file it was cut from: "rules/causes/gpu.json"
+  std::string_view text;
+  std::string_view kinds;
+};
+
+const std::vector<EmbeddedCauseUnit>& EmbeddedCauseUnits();
 
 }  // namespace oomlens
 

@@ -179,17 +179,18 @@ struct RuleData {
     LoadDeferred();
     return &meanings_;
   }
-  /// A built-in cause file (its texts have static storage) and its build-time
-  /// index: the kinds its rules name (EmbeddedFile::cause_kinds).
+  /// A unit of a built-in cause file (EmbeddedCauseUnit: one rule, or the file's
+  /// meanings; texts with static storage): the file it is from, its text and the
+  /// kinds it names.
   struct DeferredFile {
     std::string_view name, text, cause_kinds;
   };
-  /// Built-in cause files to read when first needed.
+  /// Built-in cause units to read when first needed.
   void Defer(const std::vector<DeferredFile>& files);
-  /// The rules of every cause file that may hold a rule for incidents of kind, in
-  /// load order: of the deferred files, only those are read (a diagnosis of one
-  /// kind reads a third of them). Each rule's own kinds are still to be tested
-  /// (RuleAppliesTo): a file is read when any of its rules may apply.
+  /// The cause rules that may apply to incidents of kind, in load order: of the
+  /// deferred units, only those are read (a diagnosis of one kind reads about a
+  /// fifth of the rules). Each rule's own kinds are still to be tested
+  /// (RuleAppliesTo).
   std::vector<const CauseRule*> CausesMayApplyTo(const std::string& kind) const;
   /// Problems the deferred files had (none in a build whose tests passed).
   const std::vector<Problem>& deferred_problems() const {

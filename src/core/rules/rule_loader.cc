@@ -426,16 +426,15 @@ bool RuleSet::LoadBuiltin(std::vector<Problem>* problems) {
   // The files one by one, then one index and prefilter for all. Checked by the
   // build's tests: patterns compile on first use, cause files are read on first use.
   bool ok = true;
-  std::vector<RuleData::DeferredFile> deferred;
   for (const auto& file : EmbeddedRuleFiles()) {
-    if (Deferrable(file.name)) {
-      deferred.push_back(RuleData::DeferredFile{file.name, file.text, file.cause_kinds});
-      continue;
-    }
+    if (Deferrable(file.name)) continue;  // read by units (EmbeddedCauseUnits) when needed
     ok = DocLoader(std::string(file.name), file.text, problems, /*compile_now=*/false, /*brief=*/true)
              .Load(data_.get()) &&
          ok;
   }
+  std::vector<RuleData::DeferredFile> deferred;
+  for (const auto& unit : EmbeddedCauseUnits())
+    deferred.push_back(RuleData::DeferredFile{unit.file, unit.text, unit.kinds});
   data_->Defer(deferred);
   Reindex(data_.get());
   return ok;

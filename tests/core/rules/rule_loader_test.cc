@@ -401,29 +401,40 @@ TEST(BuiltinRules, CausesForOneKindAreThoseThatApplyOfAllTheFiles) {
   EXPECT_TRUE(RuleDataOf(fresh).CausesMayApplyTo("a_kind_no_rule_names").size() < every.size());
 }
 
-// The index of each built-in cause file names every kind its rules name ("*" for
-// a rule of any kind), read by the loader.
-TEST(BuiltinRules, CauseFileIndexNamesEveryKindItsRulesName) {
+// The build cuts each built-in cause file into units: its rules, in order, each
+// as written but for its samples and with the kinds it names ("*": any kind),
+// and its meanings.
+TEST(BuiltinRules, CauseUnitsAreTheFilesRulesWithTheirKinds) {
+  size_t units_seen = 0;
   for (const auto& file : EmbeddedRuleFiles()) {
     if (file.name.rfind("rules/causes/", 0) != 0) continue;
-    RuleSet one;
-    std::vector<Problem> problems;
-    ASSERT_TRUE(one.LoadText(std::string(file.name), file.text, &problems));
-    std::set<std::string> indexed;
-    std::string index(file.cause_kinds);
-    for (size_t at = 0; at < index.size();) {
-      size_t comma = std::min(index.find(',', at), index.size());
-      indexed.insert(index.substr(at, comma - at));
-      at = comma + 1;
-    }
-    for (const auto& rule : RuleDataOf(one).causes()) {
-      if (rule.kinds.empty()) {
-        EXPECT_TRUE(indexed.count("*")) << file.name << ": " << rule.id;
+    nlohmann::json doc = nlohmann::json::parse(file.text), from_units = nlohmann::json::array();
+    std::vector<std::string> kinds;
+    nlohmann::json meanings;
+    for (const auto& unit : EmbeddedCauseUnits()) {
+      if (unit.file != file.name) continue;
+      ++units_seen;
+      nlohmann::json part = nlohmann::json::parse(unit.text);
+      if (part.contains("meanings")) meanings = part["meanings"];
+      for (const auto& rule : part.value("causes", nlohmann::json::array())) {
+        from_units.push_back(rule);
+        kinds.emplace_back(unit.kinds);
       }
-      for (const auto& kind : rule.kinds) EXPECT_TRUE(indexed.count(kind)) << file.name << ": " << kind;
     }
-    EXPECT_EQ(indexed.empty(), RuleDataOf(one).causes().empty()) << file.name << ": '" << index << "'";
+    nlohmann::json rules = doc.value("causes", nlohmann::json::array());
+    ASSERT_EQ(from_units.size(), rules.size()) << file.name;
+    for (size_t i = 0; i < rules.size(); ++i) {
+      nlohmann::json written = rules[i];
+      written.erase("samples");
+      EXPECT_EQ(from_units[i], written) << file.name << " rule " << i;
+      std::string named;
+      for (const auto& kind : rules[i].value("kinds", std::vector<std::string>{}))
+        named += (named.empty() ? "" : ",") + kind;
+      EXPECT_EQ(kinds[i], named.empty() ? "*" : named) << file.name << " rule " << i;
+    }
+    EXPECT_EQ(meanings, doc.value("meanings", nlohmann::json())) << file.name;
   }
+  EXPECT_GT(units_seen, 80u);
 }
 
 // Once a user's file replaced a built-in rule, a diagnosis of any kind sees it.
