@@ -480,6 +480,7 @@ bool Recognizer::Tally(Open* open, std::string_view message) {
   const auto& aggregates = open->sig->aggregates;
   for (size_t i = 0; i < aggregates.size(); ++i) {
     const Aggregate& agg = aggregates[i];
+    if (!agg.prefix.empty() && message.find(agg.prefix) == std::string_view::npos) continue;  // not compiled
     ForEachCapture(*agg.re, message, [&](std::string_view text) {
       const FactInfo* value_info = agg.sum ? agg.sum : agg.max;
       FactValue v;

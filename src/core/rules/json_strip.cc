@@ -1,15 +1,23 @@
 #include "core/rules/json_strip.h"
 
+#include <cstring>
+
 namespace oomlens {
 namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }  // JSON's four
 
-// Past the string that opens at text[at]; text.size() when it does not close.
+// Past the string that opens at text[at]; text.size() when it does not close. A
+// quote closes it unless an odd run of backslashes escapes it.
 size_t PastString(std::string_view text, size_t at) {
-  for (size_t i = at + 1; i < text.size(); ++i) {
-    if (text[i] == '\\') ++i;
-    else if (text[i] == '"') return i + 1;
+  for (size_t from = at + 1; from < text.size();) {
+    const void* found = std::memchr(text.data() + from, '"', text.size() - from);
+    if (!found) break;
+    size_t quote = static_cast<size_t>(static_cast<const char*>(found) - text.data());
+    size_t backslashes = 0;
+    while (quote - backslashes > at + 1 && text[quote - backslashes - 1] == '\\') ++backslashes;
+    if (backslashes % 2 == 0) return quote + 1;
+    from = quote + 1;
   }
   return text.size();
 }

@@ -149,7 +149,8 @@ class FingerprintChooser {
     size_t best = kNone;
     double best_cost = 0;
     for (size_t offset = 0; offset < verify_cost_[literal].size(); ++offset) {
-      if (verify_cost_[literal][offset] == kUnusable) continue;
+      double verify = verify_cost_[literal][offset];
+      if (verify == kUnusable || (best != kNone && verify >= best_cost)) continue;  // cost >= verify
       double cost = Cost(literal, offset);
       if (best == kNone || cost < best_cost) {
         best = offset;

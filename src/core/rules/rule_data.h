@@ -66,6 +66,7 @@ struct Sample {
 /// message's lines adds to a sum, a maximum and a count.
 struct Aggregate {
   LazyRegex re;
+  std::string prefix;               // literal text every match starts with ("" when unknown)
   const FactInfo* sum = nullptr;    // may be null
   const FactInfo* max = nullptr;    // may be null
   const FactInfo* count = nullptr;  // may be null

@@ -304,6 +304,7 @@ void DocLoader::Aggregates(const json& obj, const std::string& ptr, std::vector<
     if (!CheckKeys(a, kAggregateKeys, p)) continue;
     Aggregate agg;
     agg.re = Regex(a, "pattern", p, true);
+    if (agg.re) agg.prefix = LiteralPrefix(agg.re.pattern());
     agg.sum = ReadFactName(a, "sum", p);
     agg.max = ReadFactName(a, "max", p);
     agg.count = ReadFactName(a, "count", p);

@@ -210,7 +210,6 @@ bool MayAlternateAtTop(std::string_view pattern) {
 }  // namespace
 
 std::string LiteralPrefix(std::string_view pattern) {
-  if (MayAlternateAtTop(pattern)) return "";
   std::string prefix;
   size_t i = 0;
   while (i < pattern.size()) {
@@ -226,7 +225,7 @@ std::string LiteralPrefix(std::string_view pattern) {
     prefix += c;
     i = next;
   }
-  return prefix;
+  return prefix.empty() || MayAlternateAtTop(pattern) ? "" : prefix;  // most patterns: no second pass
 }
 
 namespace {

@@ -36,6 +36,13 @@ TEST(WithoutMembers, LeavesOutTheMemberWithAComma) {
   EXPECT_EQ(WithoutMembers(R"({"s": [{"samples": 3}]})", 3, "samples"), R"({"s": [{}]})");
 }
 
+TEST(WithoutMembers, ReadsEscapedQuotesAndBackslashesInStrings) {
+  EXPECT_EQ(WithoutMembers(R"({"s": [{"a": "ends \\", "samples": [1], "b": "q\"\\\" \\\\"}]})", 3, "samples"),
+            R"({"s": [{"a": "ends \\", "b": "q\"\\\" \\\\"}]})");
+  EXPECT_EQ(WithoutMembers(R"({"s": [{"a": "\", \"samples\": [1]"}]})", 3, "samples"),
+            R"({"s": [{"a": "\", \"samples\": [1]"}]})");  // an escaped quote does not end it
+}
+
 TEST(WithoutMembers, KeepsTheSameNameAsAValueElsewhereOrInAString) {
   const std::string text =
       R"({"samples": [1], "s": [{"id": "samples", "t": "\"samples\": [", "d": {"samples": 1}}]})";
