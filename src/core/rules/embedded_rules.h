@@ -2,6 +2,7 @@
 #ifndef OOMLENS_CORE_RULES_EMBEDDED_RULES_H_
 #define OOMLENS_CORE_RULES_EMBEDDED_RULES_H_
 
+#include <cstddef>
 #include <string_view>
 #include <vector>
 
@@ -25,6 +26,12 @@ struct EmbeddedCauseUnit {
 };
 
 const std::vector<EmbeddedCauseUnit>& EmbeddedCauseUnits();
+
+/// How many signatures and cause rules the files hold, counted at build time.
+struct EmbeddedCounts {
+  size_t signatures, causes;
+};
+EmbeddedCounts EmbeddedRuleCounts();
 
 }  // namespace oomlens
 
