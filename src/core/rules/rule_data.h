@@ -109,8 +109,7 @@ struct Signature {
   int max_wrap = 4;    // lines joined before completion
   int max_lines = 40;  // lines in one message at most
   std::vector<Sample> samples;
-  bool brief =
-      false;  // a built-in signature, loaded without its samples and line:column (the checker reads them)
+  bool brief = false;  // built in: loaded without samples and line:column (the checker reads them)
 };
 
 /// A line of a summary, evidence or advice, shown when its condition holds.
@@ -140,7 +139,7 @@ struct CauseRule {
       formula;  // an estimate from the config's figures: the first that holds and renders
   std::vector<std::string> docs;
   std::vector<Sample> samples;
-  bool brief = false;  // a built-in rule, loaded without its samples and line:column (the checker reads them)
+  bool brief = false;  // built in: loaded without samples and line:column (the checker reads them)
 };
 
 /// What a cause rule means for any incident: its description or, for a rule written
@@ -153,7 +152,7 @@ inline std::string DescriptionOf(const CauseRule& rule) {
 /// Signatures are compiled as they load. The built-in cause files (rules/causes/)
 /// are read the first time a cause rule or a meaning is asked for: a scan that
 /// finds no OOM never reads them, and start-up costs half as much; a diagnosis
-/// reads only the files its incidents' kinds need.
+/// reads only the rules its incidents' kinds may need (units cut by the build).
 struct RuleData {
   RuleData();
   ~RuleData();
@@ -183,29 +182,29 @@ struct RuleData {
   /// A unit of a built-in cause file (EmbeddedCauseUnit: one rule, or the file's
   /// meanings; texts with static storage): the file it is from, its text and the
   /// kinds it names.
-  struct DeferredFile {
-    std::string_view name, text, cause_kinds;
+  struct DeferredUnit {
+    std::string_view file, text, kinds;
   };
   /// Built-in cause units to read when first needed.
-  void Defer(const std::vector<DeferredFile>& files);
+  void Defer(const std::vector<DeferredUnit>& units);
   /// The cause rules that may apply to incidents of kind, in load order: of the
   /// deferred units, only those are read (a diagnosis of one kind reads about a
   /// fifth of the rules). Each rule's own kinds are still to be tested
   /// (RuleAppliesTo).
   std::vector<const CauseRule*> CausesMayApplyTo(const std::string& kind) const;
-  /// Problems the deferred files had (none in a build whose tests passed).
+  /// Problems the deferred units had (none in a build whose tests passed).
   const std::vector<Problem>& deferred_problems() const {
     LoadDeferred();
     return deferred_problems_;
   }
 
  private:
-  void LoadDeferred() const;  // every deferred file, merged into causes_: once, from any thread
-  struct DeferredLoad;        // one deferred file, read once on its own
+  void LoadDeferred() const;  // every deferred unit, merged into causes_: once, from any thread
+  struct DeferredLoad;        // one deferred unit, read once on its own
 
   std::vector<std::unique_ptr<DeferredLoad>> deferred_;
   mutable std::once_flag deferred_loaded_;
-  mutable std::atomic<bool> merged_{false};  // causes_ holds every rule: the deferred files read
+  mutable std::atomic<bool> merged_{false};  // causes_ holds every rule: the deferred units read
   mutable std::vector<CauseRule> causes_;
   mutable std::map<std::string, std::string> meanings_;
   mutable std::vector<Problem> deferred_problems_;

@@ -32,8 +32,8 @@ const std::set<std::string> kCauseKeys = {"id",       "cause",   "kinds",       
                                           "fallback", "summary", "evidence",    "advice", "fit",
                                           "docs",     "samples", "description", "note",   "formula"};
 const std::set<std::string> kLineKeys = {"when", "text"};
-const std::vector<std::pair<std::string, size_t>> kNoDuplicates;
 const std::set<std::string> kAdviceKeys = {"when", "text", "rank", "basis", "why_not"};
+const std::vector<std::pair<std::string, size_t>> kNoDuplicates;
 
 template <typename T>
 void Upsert(std::vector<T>* list, T item) {
@@ -423,8 +423,9 @@ bool RuleSet::LoadText(const std::string& name, std::string_view text, std::vect
 }
 
 bool RuleSet::LoadBuiltin(std::vector<Problem>* problems) {
-  // The files one by one, then one index and prefilter for all. Checked by the
-  // build's tests: patterns compile on first use, cause files are read on first use.
+  // The signature files one by one, then one index and prefilter for all. Checked
+  // by the build's tests: patterns compile on first use, cause rules are read by
+  // units when first needed.
   bool ok = true;
   for (const auto& file : EmbeddedRuleFiles()) {
     if (Deferrable(file.name)) continue;  // read by units (EmbeddedCauseUnits) when needed
@@ -432,30 +433,29 @@ bool RuleSet::LoadBuiltin(std::vector<Problem>* problems) {
              .Load(data_.get()) &&
          ok;
   }
-  std::vector<RuleData::DeferredFile> deferred;
-  for (const auto& unit : EmbeddedCauseUnits())
-    deferred.push_back(RuleData::DeferredFile{unit.file, unit.text, unit.kinds});
+  std::vector<RuleData::DeferredUnit> deferred;
+  for (const auto& unit : EmbeddedCauseUnits()) deferred.push_back({unit.file, unit.text, unit.kinds});
   data_->Defer(deferred);
   Reindex(data_.get());
   return ok;
 }
 
 struct RuleData::DeferredLoad {
-  DeferredFile file;
+  DeferredUnit unit;
   std::once_flag once;
-  RuleData rules;  // what the file holds, once read
+  RuleData rules;  // what the unit holds, once read
   std::vector<Problem> problems;
 
   const RuleData& Read() {
     std::call_once(once, [this] {
-      DocLoader(std::string(file.name), file.text, &problems, /*compile_now=*/false, /*brief=*/true)
+      DocLoader(std::string(unit.file), unit.text, &problems, /*compile_now=*/false, /*brief=*/true)
           .Load(&rules);
     });
     return rules;
   }
-  // Whether the index names kind, an exclusion of another kind, or any kind.
+  // Whether the unit names kind, an exclusion of another kind, or any kind.
   bool MayHoldRuleFor(std::string_view kind) const {
-    for (std::string_view rest = file.cause_kinds; !rest.empty();) {
+    for (std::string_view rest = unit.kinds; !rest.empty();) {
       size_t comma = std::min(rest.find(','), rest.size());
       std::string_view token = rest.substr(0, comma);
       rest.remove_prefix(std::min(comma + 1, rest.size()));
@@ -468,17 +468,17 @@ struct RuleData::DeferredLoad {
 RuleData::RuleData() = default;
 RuleData::~RuleData() = default;
 
-void RuleData::Defer(const std::vector<DeferredFile>& files) {
+void RuleData::Defer(const std::vector<DeferredUnit>& units) {
   deferred_.clear();
-  for (const auto& file : files) {
+  for (const auto& unit : units) {
     deferred_.push_back(std::make_unique<DeferredLoad>());
-    deferred_.back()->file = file;
+    deferred_.back()->unit = unit;
   }
 }
 
 void RuleData::LoadDeferred() const {
   std::call_once(deferred_loaded_, [this] {
-    for (const auto& load : deferred_) {  // in order: a later file's rule of one id replaces an earlier
+    for (const auto& load : deferred_) {  // in order: a later unit's rule of one id replaces an earlier
       const RuleData& read = load->Read();
       for (const auto& rule : read.causes_) Upsert(&causes_, rule);
       for (const auto& [cause, meaning] : read.meanings_) meanings_[cause] = meaning;
@@ -494,7 +494,7 @@ std::vector<const CauseRule*> RuleData::CausesMayApplyTo(const std::string& kind
     for (const auto& rule : causes()) rules.push_back(&rule);
     return rules;
   }
-  for (const auto& load : deferred_) {  // built-in rule ids are unique: no file replaces another's
+  for (const auto& load : deferred_) {  // built-in rule ids are unique (tested): no unit replaces another's
     if (!load->MayHoldRuleFor(kind)) continue;
     for (const auto& rule : load->Read().causes_) rules.push_back(&rule);
   }
