@@ -3,6 +3,7 @@
 #define OOMLENS_CORE_RULES_EMBEDDED_RULES_H_
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -32,6 +33,13 @@ struct EmbeddedCounts {
   size_t signatures, causes;
 };
 EmbeddedCounts EmbeddedRuleCounts();
+
+/// The causes, incident kinds and error codes the files name, read at build time
+/// (sorted, each once): what shell completions offer.
+struct EmbeddedNames {
+  std::vector<std::string> causes, kinds, codes;
+};
+const EmbeddedNames& EmbeddedRuleNames();
 
 }  // namespace oomlens
 

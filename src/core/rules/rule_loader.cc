@@ -520,42 +520,9 @@ RuleCounts BuiltinRuleCounts() {
   return RuleCounts{counts.signatures, counts.causes};
 }
 
-namespace {
-
-std::string TextAt(const json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-// A signature's kinds, as RuleSet::IncidentKinds counts them: none for a figure,
-// an activity or an annotation, else its kind and those of its kind_when.
-void KindsOf(const json& signature, std::set<std::string>* kinds) {
-  bool figure = signature.value("series", false) || !TextAt(signature, "activity").empty();
-  auto annotates = signature.find("annotates");
-  if (figure || (annotates != signature.end() && annotates->is_array() && !annotates->empty())) return;
-  kinds->insert(TextAt(signature, "kind"));
-  for (const auto& refinement : signature.value("kind_when", json::array()))
-    if (refinement.is_object()) kinds->insert(TextAt(refinement, "kind"));
-}
-
-}  // namespace
-
 RuleNames BuiltinRuleNames() {
-  std::set<std::string> causes, kinds, codes;
-  for (const auto& file : EmbeddedRuleFiles()) {
-    json doc = json::parse(file.text, nullptr, /*allow_exceptions=*/false);
-    if (!doc.is_object()) continue;  // a broken built-in file: the build's rules check says where
-    for (const auto& rule : doc.value("causes", json::array()))
-      if (rule.is_object() && !TextAt(rule, "cause").empty()) causes.insert(TextAt(rule, "cause"));
-    for (const auto& signature : doc.value("signatures", json::array())) {
-      if (!signature.is_object()) continue;
-      KindsOf(signature, &kinds);
-      if (!TextAt(signature, "code").empty()) codes.insert(TextAt(signature, "code"));
-    }
-  }
-  kinds.erase("");
-  return RuleNames{
-      {causes.begin(), causes.end()}, {kinds.begin(), kinds.end()}, {codes.begin(), codes.end()}};
+  const EmbeddedNames& names = EmbeddedRuleNames();  // read by the build, from the files
+  return RuleNames{names.causes, names.kinds, names.codes};
 }
 
 bool RuleSet::LoadDirectory(const std::string& dir, std::vector<Problem>* problems) {
