@@ -62,10 +62,10 @@ class FlatObject {
       Space();
       if (Peek() == '"') {
         if (!String(&value)) return Result::kAskTheParser;
-        Keep(key, value);
       } else if (!Scalar()) {
         return Result::kAskTheParser;
       }
+      Keep(key, value);  // a number, true, false or null: no text (as the parser, the last value counts)
       Space();
       if (Peek() == '}') return End();
       if (Peek() != ',') return Result::kAskTheParser;

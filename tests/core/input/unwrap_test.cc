@@ -41,6 +41,8 @@ const std::vector<std::string> kLines = {
     R"j(  {"message":"OOMKilled","level":3,"ok":true,"x":null,"f":-1.5e+3})j",
     R"j({"msg":"exit code 137","message":"","log":""})j",
     R"j({"log":"first","log":"second"})j",
+    R"j({"message":"OOMKilled","message":8,"ok":true})j",  // the last is no text: none (jsonline_fuzzer)
+    R"j({"msg":"exit code 137","msg":null,"log":"","log":false})j",
     R"j({"textPayload":"Attempting to reserve 29.49G","resource":{"labels":{"pod_name":"worker-3"}}})j",
     R"j({"jsonPayload":{"message":"killed"},"msg":"plain"})j",
     R"j({"log":"caf\u00e9 \"quoted\" \\ back"})j",
