@@ -73,7 +73,7 @@ class RuleSet {
 std::string BuiltinRulesVersion();
 
 /// How many signatures and cause rules are compiled into the binary, counted
-/// from their files without compiling a pattern (what --version says).
+/// from their files by the build (what --version says, loading nothing).
 struct RuleCounts {
   size_t signatures = 0, causes = 0;
 };
@@ -81,7 +81,7 @@ RuleCounts BuiltinRuleCounts();
 
 /// The causes, incident kinds and error codes the built-in rules name (what
 /// RuleSet's Causes, IncidentKinds and Codes give once they are loaded), read from
-/// their files without compiling a pattern: shell completions stay instant.
+/// their files by the build: shell completions load nothing.
 struct RuleNames {
   std::vector<std::string> causes, kinds, codes;
 };
