@@ -1,62 +1,15 @@
 #include "core/rules/simple_pattern.h"
 
 #include <cstring>
-#include <limits>
+
+#include "core/rules/pattern_program.h"
+#include "core/rules/pattern_syntax.h"
 
 namespace oomlens {
 
 namespace {
 
-constexpr uint32_t kMany = std::numeric_limits<uint32_t>::max();
 constexpr size_t kMaxItems = 64;
-constexpr uint32_t kMaxCount = 1000;  // RE2's own limit on {n,m}
-
-using ByteSet = std::array<uint64_t, 4>;
-
-void Add(ByteSet* set, unsigned char c) { (*set)[c >> 6] |= uint64_t{1} << (c & 63); }
-void AddRange(ByteSet* set, unsigned char lo, unsigned char hi) {
-  for (unsigned c = lo; c <= hi; ++c) Add(set, static_cast<unsigned char>(c));
-}
-void AddAll(ByteSet* set, const ByteSet& other) {
-  for (size_t i = 0; i < 4; ++i) (*set)[i] |= other[i];
-}
-bool Intersects(const ByteSet& a, const ByteSet& b) {
-  for (size_t i = 0; i < 4; ++i)
-    if (a[i] & b[i]) return true;
-  return false;
-}
-
-// \d \w \s (RE2's Perl classes) into set; false for other letters.
-bool PerlClass(char c, ByteSet* set) {
-  switch (c) {
-    case 'd': AddRange(set, '0', '9'); return true;
-    case 'w':
-      AddRange(set, '0', '9');
-      AddRange(set, 'A', 'Z');
-      AddRange(set, 'a', 'z');
-      Add(set, '_');
-      return true;
-    case 's':
-      for (char s : {'\t', '\n', '\f', '\r', ' '}) Add(set, static_cast<unsigned char>(s));
-      return true;
-    default: return false;
-  }
-}
-
-// The byte an escape stands for (\t \n \r \f, or escaped punctuation); -1 otherwise.
-int EscapedByte(char c) {
-  switch (c) {
-    case 't': return '\t';
-    case 'n': return '\n';
-    case 'r': return '\r';
-    case 'f': return '\f';
-    default:
-      if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-          static_cast<unsigned char>(c) >= 0x80)
-        return -1;
-      return static_cast<unsigned char>(c);
-  }
-}
 
 }  // namespace
 
@@ -112,7 +65,7 @@ class SimplePatternParser {
  private:
   bool Atom(ByteSet* set) {
     char c = p_[i_++];
-    if (c == '[') return Class(set);
+    if (c == '[') return ReadClass(p_, &i_, false, set);
     if (c == '.') {
       AddRange(set, 0, 255);
       (*set)['\n' >> 6] &= ~(uint64_t{1} << ('\n' & 63));  // RE2's dot stops at a newline
@@ -132,83 +85,19 @@ class SimplePatternParser {
     return true;
   }
 
-  // After '[': single bytes, ranges, escapes; an optional leading '^'.
-  bool Class(ByteSet* set) {
-    bool negate = i_ < p_.size() && p_[i_] == '^';
-    if (negate) ++i_;
-    if (i_ < p_.size() && p_[i_] == ']') return false;  // "[]...]": leave it to RE2
-    ByteSet members{};
-    while (i_ < p_.size() && p_[i_] != ']') {
-      int lo = ClassByte(&members);
-      if (lo == -2) return false;
-      if (lo == -1) continue;  // a Perl class was added
-      if (i_ + 1 < p_.size() && p_[i_] == '-' && p_[i_ + 1] != ']') {
-        ++i_;
-        int hi = ClassByte(&members);
-        if (hi < 0 || hi < lo) return false;
-        AddRange(&members, static_cast<unsigned char>(lo), static_cast<unsigned char>(hi));
-      } else {
-        Add(&members, static_cast<unsigned char>(lo));
-      }
-    }
-    if (i_ >= p_.size()) return false;
-    ++i_;  // ']'
-    for (size_t w = 0; w < 4; ++w) (*set)[w] = negate ? ~members[w] : members[w];
-    return true;
-  }
-
-  // One member of a class: its byte, -1 when it was a Perl class (added), -2 on error.
-  int ClassByte(ByteSet* members) {
-    char c = p_[i_++];
-    if (c == '[') return -2;  // [:alpha:] and friends
-    if (c != '\\') return static_cast<unsigned char>(c);
-    if (i_ >= p_.size()) return -2;
-    char e = p_[i_++];
-    if (PerlClass(e, members)) return -1;
-    int byte = EscapedByte(e);
-    return byte < 0 ? -2 : byte;
-  }
-
   bool Quantifier(SimplePattern::Item* item) {
     if (i_ >= p_.size()) return true;
     char c = p_[i_];
     if (c == '?' || c == '*' || c == '+') {
       ++i_;
       item->min = c == '+' ? 1 : 0;
-      item->max = c == '?' ? 1 : kMany;
+      item->max = c == '?' ? 1 : kManyRepeats;
     } else if (c == '{') {
-      if (!Counts(item)) return false;
+      if (!ReadRepeatCounts(p_, &i_, &item->min, &item->max)) return false;
     } else {
       return true;
     }
     return i_ >= p_.size() || !std::strchr("?+*{", p_[i_]);  // lazy and doubled quantifiers: RE2's
-  }
-
-  // {n}, {n,} or {n,m}
-  bool Counts(SimplePattern::Item* item) {
-    size_t close = p_.find('}', i_);
-    if (close == std::string_view::npos) return false;
-    std::string_view body = p_.substr(i_ + 1, close - i_ - 1);
-    size_t comma = body.find(',');
-    auto number = [](std::string_view digits, uint32_t* out) {
-      if (digits.empty() || digits.size() > 4) return false;
-      *out = 0;
-      for (char d : digits) {
-        if (d < '0' || d > '9') return false;
-        *out = *out * 10 + static_cast<uint32_t>(d - '0');
-      }
-      return *out <= kMaxCount;
-    };
-    if (!number(body.substr(0, comma), &item->min)) return false;
-    if (comma == std::string_view::npos) {
-      item->max = item->min;
-    } else if (comma + 1 == body.size()) {
-      item->max = kMany;
-    } else if (!number(body.substr(comma + 1), &item->max) || item->max < item->min) {
-      return false;
-    }
-    i_ = close + 1;
-    return true;
   }
 
   std::string_view p_;
@@ -228,20 +117,31 @@ bool SimplePattern::NeedsBacktracking() const {
   return false;
 }
 
+SimplePattern::SimplePattern() = default;
+SimplePattern::~SimplePattern() = default;
+
 std::unique_ptr<SimplePattern> SimplePattern::Compile(std::string_view pattern) {
   std::unique_ptr<SimplePattern> out(new SimplePattern());
   SimplePatternParser parser(pattern);
-  if (!parser.Parse(out.get()) || out->NeedsBacktracking()) return nullptr;
+  if (!parser.Parse(out.get()) || out->NeedsBacktracking()) {
+    out.reset(new SimplePattern());
+    out->lazy_ = std::make_unique<LazyProgram>();
+    out->lazy_->pattern = pattern;
+    return out;
+  }
   for (const Item& item : out->items_) {  // leading single bytes, exactly once each
-    int members = 0, byte = 0;
-    for (int w = 0; w < 4; ++w) {
-      members += __builtin_popcountll(item.set[w]);
-      if (item.set[w] != 0) byte = 64 * w + __builtin_ctzll(item.set[w]);
-    }
-    if (members != 1 || item.min != 1 || item.max != 1) break;
+    unsigned char byte = 0;
+    if (Members(item.set, &byte) != 1 || item.min != 1 || item.max != 1) break;
     out->prefix_ += static_cast<char>(byte);
   }
   return out;
+}
+
+// Read the first time a search needs it (most patterns of a rule set never run);
+// null when it does not take the pattern.
+const PatternProgram* SimplePattern::Program() const {
+  std::call_once(lazy_->once, [this] { lazy_->program = PatternProgram::Compile(lazy_->pattern); });
+  return lazy_->program.get();
 }
 
 // The greedy pass from start; item_start[k] is where item k began, item_start[n]
@@ -254,7 +154,7 @@ bool SimplePattern::Attempt(std::string_view text, size_t start, size_t known, s
     const Item& item = items_[k];
     item_start[k] = p;
     uint32_t count = 0;
-    while (count < item.max && p < text.size() && item.Has(static_cast<unsigned char>(text[p]))) {
+    while (count < item.max && p < text.size() && Has(item.set, static_cast<unsigned char>(text[p]))) {
       ++p;
       ++count;
     }
@@ -270,6 +170,10 @@ bool SimplePattern::Attempt(std::string_view text, size_t start, size_t known, s
 
 SimplePattern::Result SimplePattern::Match(std::string_view text, size_t pos, std::string_view* sub,
                                            int nsub) const {
+  if (lazy_) {
+    const PatternProgram* program = Program();
+    return program ? program->Match(text, pos, sub, nsub) : Result::kGaveUp;
+  }
   size_t item_start[kMaxItems + 1];
   size_t budget = 4 * (text.size() - std::min(pos, text.size())) + 256;  // bytes read, then RE2 takes over
   for (size_t start = pos; start <= text.size(); ++start) {
@@ -277,7 +181,7 @@ SimplePattern::Result SimplePattern::Match(std::string_view text, size_t pos, st
       start = text.find(prefix_, start);
       if (start == std::string_view::npos) return Result::kNoMatch;
     } else if (items_[0].min > 0 &&
-               (start == text.size() || !items_[0].Has(static_cast<unsigned char>(text[start])))) {
+               (start == text.size() || !Has(items_[0].set, static_cast<unsigned char>(text[start])))) {
       continue;
     }
     size_t end = 0;

@@ -8,7 +8,9 @@
 //   - every repeated item is disjoint from what can come right after it, so a
 //     greedy pass never has to give bytes back: the first match a backtracking
 //     engine finds, which is what RE2 reports (leftmost-first), is the greedy one.
-// Anything else (alternation, anchors, \b, lazy quantifiers, flags) is left to RE2.
+// A pattern outside that subset (alternation, case folding, \b, anchors, lazy
+// quantifiers, nested groups) goes to a backtracking PatternProgram when it can
+// give RE2's answer (pattern_program.h); anything else is left to RE2.
 #ifndef OOMLENS_CORE_RULES_SIMPLE_PATTERN_H_
 #define OOMLENS_CORE_RULES_SIMPLE_PATTERN_H_
 
@@ -16,15 +18,21 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace oomlens {
 
+class PatternProgram;
+
 class SimplePattern {
  public:
-  /// Null when the pattern is outside the subset above.
+  ~SimplePattern();
+  /// The pattern's matcher: the flat subset's when it reads the pattern, else a
+  /// PatternProgram read on the first search; when neither takes the pattern,
+  /// every search gives up (RE2 answers).
   static std::unique_ptr<SimplePattern> Compile(std::string_view pattern);
 
   enum class Result { kNoMatch, kMatch, kGaveUp };
@@ -32,26 +40,31 @@ class SimplePattern {
   /// finds it: sub[0] is the match, sub[i] group i (nsub may be 0). kGaveUp
   /// when the text makes the search costly (many near misses): ask RE2.
   Result Match(std::string_view text, size_t pos, std::string_view* sub, int nsub) const;
-  /// Capturing groups, as RE2 counts them.
-  int groups() const { return static_cast<int>(groups_.size()); }
 
  private:
   struct Item {
     std::array<uint64_t, 4> set{};  // bytes it matches
     uint32_t min = 1, max = 1;
-    bool Has(unsigned char c) const { return (set[c >> 6] >> (c & 63)) & 1; }
   };
   struct Group {
     size_t first = 0, end = 0;  // items [first, end)
   };
   friend class SimplePatternParser;
 
+  SimplePattern();
   bool Attempt(std::string_view text, size_t start, size_t known, size_t* end, size_t* item_start) const;
   bool NeedsBacktracking() const;
 
   std::vector<Item> items_;
   std::vector<Group> groups_;  // by group number - 1
   std::string prefix_;         // the leading single bytes, searched with find()
+  struct LazyProgram {
+    std::string pattern;
+    std::once_flag once;
+    std::unique_ptr<const PatternProgram> program;
+  };
+  const PatternProgram* Program() const;
+  std::unique_ptr<LazyProgram> lazy_;  // instead of the items, when they could not be read
 };
 
 }  // namespace oomlens
