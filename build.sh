@@ -77,7 +77,7 @@ scan_all_logs() {
 
 run_fuzzers() {
   local dir=$1 seconds=${FUZZ_SECONDS:-30} seeds="$1/fuzz-seeds"
-  rm -rf "$seeds" && mkdir -p "$seeds"/{scan,size,expr,rules,report,pickle,pprof,jsonline}
+  rm -rf "$seeds" && mkdir -p "$seeds"/{scan,size,expr,rules,report,pickle,pprof,jsonline,pattern}
   local n=0 f
   while IFS= read -r f; do cp "$f" "$seeds/scan/$((n++))_${f##*/}"; done \
     < <(find testdata ../shared/corpus -name '*.log' -size -256k 2>/dev/null)
@@ -105,9 +105,22 @@ snapshot = {"segments": [{"device": 0, "total_size": 2097152, "segment_type": "s
 for protocol in (2, 3, 4, 5):
     open(f"{sys.argv[1]}/snapshot_{protocol}", "wb").write(pickle.dumps(snapshot, protocol=protocol))
 PY
+  /usr/bin/python3 - "$seeds/pattern" <<'PY'  # each built-in pattern over a line of its signature's samples
+import glob, json, sys
+size = r"\d+(?:\.\d+)?\s?(?i:[kmgt]i?b?|bytes)?\b"  # {size} is long: a short stand-in
+n = 0
+for f in sorted(glob.glob("rules/signatures/*.json")):
+    for sig in json.load(open(f))["signatures"]:
+        lines = [l for x in sig.get("samples", []) for l in x.get("text", "").splitlines()] or [""]
+        patterns = [sig.get(k) for k in ("start", "follow")] + sig.get("facts", []) + (sig.get("items") or {}).get("fields", [])
+        for i, p in enumerate(x for x in patterns if isinstance(x, str)):
+            open(f"{sys.argv[1]}/p{n}", "w", encoding="latin-1", errors="replace").write(
+                p.replace("{size}", size).replace("\n", " ") + "\n" + lines[i % len(lines)])
+            n += 1
+PY
   cp testdata/records/*.pickle "$seeds/pickle/"
   for f in testdata/records/*.prof; do gzip -dc "$f" > "$seeds/pprof/${f##*/}"; done
-  for target in scan size expr rules report pickle pprof jsonline; do
+  for target in scan size expr rules report pickle pprof jsonline pattern; do
     mkdir -p "$dir/fuzz-corpus/$target"
     say "fuzzing ${target}_fuzzer for ${seconds}s"
     "$dir/${target}_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
