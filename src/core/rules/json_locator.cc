@@ -1,9 +1,9 @@
 #include "core/rules/json_locator.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cstring>
 #include <limits>
+
+#include "core/rules/json_skip.h"
 
 namespace oomlens {
 
@@ -29,13 +29,8 @@ void JsonLocator::Locate(int max_depth) {
   pos_ = depth_ = 0;
   offsets_.clear();
   duplicates_.clear();
-  SkipSpace();
+  pos_ = PastJsonSpace(text_, pos_);
   Value("", max_depth, true);
-}
-
-void JsonLocator::SkipSpace() {
-  auto space = [](char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; };  // JSON's four
-  while (pos_ < text_.size() && space(text_[pos_])) ++pos_;
 }
 
 std::string JsonLocator::String() {
@@ -53,12 +48,6 @@ std::string JsonLocator::String() {
   return out;
 }
 
-void JsonLocator::SkipString() {
-  ++pos_;  // opening quote
-  while (pos_ < text_.size() && text_[pos_] != '"') pos_ += text_[pos_] == '\\' ? 2 : 1;
-  ++pos_;  // closing quote
-}
-
 // Whether pointer is a duplicate found already or lies inside one (its members
 // repeat too: one error for the key is enough).
 bool JsonLocator::Within(const std::string& pointer) const {
@@ -70,32 +59,11 @@ bool JsonLocator::Within(const std::string& pointer) const {
   return false;
 }
 
-// Past the value at pos_, nesting counted and strings skipped: nothing recorded.
-void JsonLocator::SkipValue() {
-  if (text_[pos_] != '{' && text_[pos_] != '[') {
-    if (text_[pos_] == '"') SkipString();
-    else
-      while (pos_ < text_.size() && !std::strchr(",]} \t\r\n", text_[pos_])) ++pos_;
-    return;
-  }
-  int nesting = 0;
-  do {
-    char c = text_[pos_];
-    if (c == '"') {
-      SkipString();
-      continue;
-    }
-    if (c == '{' || c == '[') ++nesting;
-    else if (c == '}' || c == ']') --nesting;
-    ++pos_;
-  } while (nesting > 0 && pos_ < text_.size());
-}
-
 void JsonLocator::Value(const std::string& pointer, int max_depth, bool element) {
   if (pos_ >= text_.size() || ++depth_ > 200) return;
   if (whole_ || element) offsets_[pointer] = pos_;
   if (depth_ > max_depth) {
-    SkipValue();
+    pos_ = PastJsonValue(text_, pos_);  // nothing recorded
     --depth_;
     return;
   }
@@ -105,7 +73,7 @@ void JsonLocator::Value(const std::string& pointer, int max_depth, bool element)
     char close = object ? '}' : ']';
     ++pos_;
     for (size_t index = 0;; ++index) {
-      SkipSpace();
+      pos_ = PastJsonSpace(text_, pos_);
       if (pos_ >= text_.size() || text_[pos_] == close) break;
       std::string child = pointer + "/" + std::to_string(index);
       if (object) {
@@ -113,21 +81,19 @@ void JsonLocator::Value(const std::string& pointer, int max_depth, bool element)
         size_t key_at = pos_;
         child = pointer + "/" + PointerEscape(String());
         if (whole_ && offsets_.count(child) && !Within(child)) duplicates_.emplace_back(child, key_at);
-        SkipSpace();
+        pos_ = PastJsonSpace(text_, pos_);
         if (pos_ < text_.size() && text_[pos_] == ':') ++pos_;
-        SkipSpace();
+        pos_ = PastJsonSpace(text_, pos_);
       }
       size_t before = pos_;
       Value(child, max_depth, !object);
-      SkipSpace();
+      pos_ = PastJsonSpace(text_, pos_);
       if (pos_ < text_.size() && text_[pos_] == ',') ++pos_;
       if (pos_ == before) break;  // no progress: malformed
     }
     if (pos_ < text_.size()) ++pos_;
-  } else if (c == '"') {
-    SkipString();  // a value: only keys are needed as text
   } else {
-    while (pos_ < text_.size() && !std::strchr(",]} \t\r\n", text_[pos_])) ++pos_;
+    pos_ = PastJsonValue(text_, pos_);  // a string or scalar: only keys are needed as text
   }
   --depth_;
 }

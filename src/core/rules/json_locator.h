@@ -34,10 +34,7 @@ class JsonLocator {
  private:
   void Locate(int max_depth);
   void Value(const std::string& pointer, int max_depth, bool element);  // element: of a list, or the root
-  void SkipValue();
-  void SkipSpace();
   std::string String();
-  void SkipString();
   bool Within(const std::string& pointer) const;
 
   std::string_view text_;
