@@ -186,8 +186,9 @@ TEST(SimplePattern, ReadsANulByteAsALiteral) {
   RE2 re(pattern, RE2::Latin1);
   ASSERT_TRUE(re.ok());
   for (size_t pos = 0; pos <= text.size(); ++pos) {
-    if (auto program = PatternProgram::Compile(pattern, PatternProgram::Starts::kAnywhere))
+    if (auto program = PatternProgram::Compile(pattern, PatternProgram::Starts::kAnywhere)) {
       EXPECT_TRUE(SameAsRe2(*program, re, text, pos));
+    }
     EXPECT_TRUE(SameAsRe2(*SimplePattern::Compile(pattern), re, text, pos));
   }
   auto nul = PatternProgram::Compile(std::string("a\0b", 3), PatternProgram::Starts::kAnywhere);
