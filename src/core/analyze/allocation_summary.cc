@@ -32,7 +32,7 @@ std::string Lower(const std::string& s) {
 using Tally = ListingSummarizer::Tally;
 
 // The largest tallies (by bytes, then key), as groups with their share of total.
-void KeepLargest(AllocationGroup::By by, const std::map<std::string, Tally>& tallies, int64_t min_count,
+void KeepLargest(AllocationGroup::By by, const ListingSummarizer::Tallies& tallies, int64_t min_count,
                  int64_t total, std::vector<AllocationGroup>* groups) {
   std::vector<AllocationGroup> all;
   for (const auto& [key, t] : tallies) {
@@ -40,8 +40,9 @@ void KeepLargest(AllocationGroup::By by, const std::map<std::string, Tally>& tal
     double share = total > 0 ? static_cast<double>(t.bytes) / static_cast<double>(total) : 0;
     all.push_back(AllocationGroup{by, key, t.count, t.bytes, share});
   }
-  std::stable_sort(all.begin(), all.end(),
-                   [](const AllocationGroup& a, const AllocationGroup& b) { return a.bytes > b.bytes; });
+  std::sort(all.begin(), all.end(), [](const AllocationGroup& a, const AllocationGroup& b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.key < b.key;
+  });
   if (all.size() > kGroupsKept) all.resize(kGroupsKept);
   groups->insert(groups->end(), all.begin(), all.end());
 }
@@ -223,7 +224,7 @@ void ListingSummarizer::TallyBlock(const Allocation& a) {
   if (state != "allocated") return;
   ++allocated_.count;
   AddSaturating(size->integer, &allocated_.bytes);
-  auto add = [size](std::map<std::string, Tally>* to, const std::string& key) {
+  auto add = [size](Tallies* to, const std::string& key) {
     Tally& t = (*to)[key];
     ++t.count;
     AddSaturating(size->integer, &t.bytes);

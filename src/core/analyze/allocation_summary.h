@@ -4,9 +4,9 @@
 #ifndef OOMLENS_CORE_ANALYZE_ALLOCATION_SUMMARY_H_
 #define OOMLENS_CORE_ANALYZE_ALLOCATION_SUMMARY_H_
 
-#include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/model/listing_sink.h"
@@ -41,6 +41,7 @@ class ListingSummarizer : public ListingSink {
   struct Tally {
     int64_t count = 0, bytes = 0;
   };
+  using Tallies = std::unordered_map<std::string, Tally>;  // by key; ordered when the largest are kept
   explicit ListingSummarizer(size_t keep = 0);
   /// Counts the entry in the summary.
   void Summarize(const Allocation& entry);
@@ -66,7 +67,7 @@ class ListingSummarizer : public ListingSink {
   bool ranked_ = false;  // its first entry has a rank: listing order is the order
   Tally allocated_, free_;
   int64_t largest_free_ = 0;
-  std::map<std::string, Tally> owners_, labels_, identical_;
+  Tallies owners_, labels_, identical_;
   std::optional<Allocation> largest_, most_padded_;
   double padding_ = 0, padding_tolerance_ = 0, largest_padding_ = -1, expansion_ = 0;
 };
