@@ -45,9 +45,6 @@ bool CanBeEmpty(const Node& node) {
   }
 }
 
-// Not strchr: a NUL byte in a pattern is a literal, not strchr's terminator.
-bool IsQuantifier(char c) { return c == '*' || c == '+' || c == '?' || c == '{'; }
-
 bool IsWordByte(unsigned char c) {
   return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
 }

@@ -25,6 +25,10 @@ int Members(const ByteSet& set, unsigned char* one);
 /// (ASCII letters, and the accented letters U+00C0-U+00DE with U+00E0-U+00FE).
 void FoldCase(ByteSet* set);
 
+/// * + ? or the { of a count. Not strchr: a NUL byte in a pattern is a literal,
+/// not the terminator of strchr's list.
+inline bool IsQuantifier(char c) { return c == '*' || c == '+' || c == '?' || c == '{'; }
+
 /// \d \w \s (RE2's Perl classes) into set; false for other letters.
 bool PerlClass(char c, ByteSet* set);
 /// The byte an escape stands for (\t \n \r \f, or escaped punctuation); -1 otherwise.

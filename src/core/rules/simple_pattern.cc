@@ -50,7 +50,7 @@ class SimplePatternParser {
       if (c == ')') {
         if (!in_group) return false;
         ++i_;
-        if (i_ < p_.size() && std::strchr("*+?{", p_[i_])) return false;  // a quantified group
+        if (i_ < p_.size() && IsQuantifier(p_[i_])) return false;  // a quantified group
         if (capturing) out->groups_[group_number].end = out->items_.size();
         in_group = false;
         continue;
@@ -97,7 +97,7 @@ class SimplePatternParser {
     } else {
       return true;
     }
-    return i_ >= p_.size() || !std::strchr("?+*{", p_[i_]);  // lazy and doubled quantifiers: RE2's
+    return i_ >= p_.size() || !IsQuantifier(p_[i_]);  // lazy and doubled quantifiers: RE2's
   }
 
   std::string_view p_;

@@ -14,7 +14,6 @@
 #ifndef OOMLENS_CORE_RULES_SIMPLE_PATTERN_H_
 #define OOMLENS_CORE_RULES_SIMPLE_PATTERN_H_
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -22,6 +21,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/rules/pattern_syntax.h"
 
 namespace oomlens {
 
@@ -38,12 +39,13 @@ class SimplePattern {
   enum class Result { kNoMatch, kMatch, kGaveUp };
   /// The leftmost match starting at or after pos, as RE2::Match(UNANCHORED)
   /// finds it: sub[0] is the match, sub[i] group i (nsub may be 0). kGaveUp
-  /// when the text makes the search costly (many near misses): ask RE2.
+  /// when the text makes the search costly (many near misses), or no matcher
+  /// here takes the pattern: ask RE2.
   Result Match(std::string_view text, size_t pos, std::string_view* sub, int nsub) const;
 
  private:
   struct Item {
-    std::array<uint64_t, 4> set{};  // bytes it matches
+    ByteSet set{};  // bytes it matches
     uint32_t min = 1, max = 1;
   };
   struct Group {
