@@ -96,8 +96,7 @@ class PatternParser {
       case '[': out->kind = Node::Kind::kSet; return ReadClass(p_, &i_, *fold, &out->set);
       case '.':
         out->kind = Node::Kind::kSet;
-        AddRange(&out->set, 0, 255);
-        out->set['\n' >> 6] &= ~(uint64_t{1} << ('\n' & 63));  // RE2's dot stops at a newline
+        AddDot(&out->set);
         return true;
       case '^': return Assert(Assertion::kBeginText, out);
       case '$': return Assert(Assertion::kEndText, out);
@@ -128,17 +127,7 @@ class PatternParser {
       default: break;
     }
     out->kind = Node::Kind::kSet;
-    if (e == 'D' || e == 'W' || e == 'S') {
-      PerlClass(static_cast<char>(e + ('a' - 'A')), &out->set);
-      for (uint64_t& w : out->set) w = ~w;
-      return true;
-    }
-    if (PerlClass(e, &out->set)) return true;
-    int byte = EscapedByte(e);
-    if (byte < 0) return false;
-    Add(&out->set, static_cast<unsigned char>(byte));
-    if (fold) FoldCase(&out->set);
-    return true;
+    return ReadEscapedSet(e, fold, &out->set);
   }
 
   // After '(': (?P<name>...), (?:...), (?i:...), (...), or the flag (?i).

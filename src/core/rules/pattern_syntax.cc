@@ -97,6 +97,25 @@ int EscapedByte(char c) {
   }
 }
 
+void AddDot(ByteSet* set) {
+  AddRange(set, 0, 255);
+  (*set)['\n' >> 6] &= ~(uint64_t{1} << ('\n' & 63));
+}
+
+bool ReadEscapedSet(char e, bool fold, ByteSet* set) {
+  if (e == 'D' || e == 'W' || e == 'S') {
+    PerlClass(static_cast<char>(e + ('a' - 'A')), set);
+    for (uint64_t& w : *set) w = ~w;
+    return true;
+  }
+  if (PerlClass(e, set)) return true;
+  int byte = EscapedByte(e);
+  if (byte < 0) return false;
+  Add(set, static_cast<unsigned char>(byte));
+  if (fold) FoldCase(set);
+  return true;
+}
+
 bool ReadClass(std::string_view p, size_t* i, bool fold, ByteSet* set) {
   bool negate = *i < p.size() && p[*i] == '^';
   if (negate) ++*i;

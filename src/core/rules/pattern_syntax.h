@@ -34,6 +34,13 @@ bool PerlClass(char c, ByteSet* set);
 /// The byte an escape stands for (\t \n \r \f, or escaped punctuation); -1 otherwise.
 int EscapedByte(char c);
 
+/// RE2's dot: every byte but a newline.
+void AddDot(ByteSet* set);
+/// The bytes the escape \e stands for: \d \w \s, their negations \D \W \S, \t \n
+/// \r \f or escaped punctuation (its other case added when fold); false for any
+/// other escape (an assertion such as \b is the caller's to read).
+bool ReadEscapedSet(char e, bool fold, ByteSet* set);
+
 /// A class from just after its '[' to just past its ']' (single bytes, ranges,
 /// escapes, a leading '^'), folded first when fold; false (and *i anywhere) for
 /// what RE2 may read otherwise: "[]...]", named classes, unknown escapes.

@@ -67,19 +67,10 @@ class SimplePatternParser {
     char c = p_[i_++];
     if (c == '[') return ReadClass(p_, &i_, false, set);
     if (c == '.') {
-      AddRange(set, 0, 255);
-      (*set)['\n' >> 6] &= ~(uint64_t{1} << ('\n' & 63));  // RE2's dot stops at a newline
+      AddDot(set);
       return true;
     }
-    if (c == '\\') {
-      if (i_ >= p_.size()) return false;
-      char e = p_[i_++];
-      if (PerlClass(e, set)) return true;
-      int byte = EscapedByte(e);
-      if (byte < 0) return false;
-      Add(set, static_cast<unsigned char>(byte));
-      return true;
-    }
+    if (c == '\\') return i_ < p_.size() && ReadEscapedSet(p_[i_++], false, set);
     if (std::strchr("]{}*+?|^$", c)) return false;
     Add(set, static_cast<unsigned char>(c));
     return true;
@@ -124,7 +115,8 @@ std::unique_ptr<SimplePattern> SimplePattern::Compile(std::string_view pattern) 
   std::unique_ptr<SimplePattern> out(new SimplePattern());
   SimplePatternParser parser(pattern);
   if (!parser.Parse(out.get()) || out->NeedsBacktracking()) {
-    out.reset(new SimplePattern());
+    out->items_.clear();
+    out->groups_.clear();
     out->lazy_ = std::make_unique<LazyProgram>();
     out->lazy_->pattern = pattern;
     return out;

@@ -2,7 +2,7 @@
 // cheaper than RE2 on short lines (RE2 spends about a thousand instructions per
 // call before it reads a byte). It takes a pattern only when it can give exactly
 // RE2's answer:
-//   - the pattern is a sequence of literal bytes, classes ([...], \d, \w, \s, .)
+//   - the pattern is a sequence of literal bytes, classes ([...], \d \w \s and \D \W \S, .)
 //     with quantifiers (?, *, +, {n}, {n,m}), and groups ((...), (?P<name>...),
 //     (?:...)) around parts of it, not nested and not quantified;
 //   - every repeated item is disjoint from what can come right after it, so a

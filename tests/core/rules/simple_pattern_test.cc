@@ -52,9 +52,9 @@ bool Takes(const SimplePattern& simple) {
 bool Takes(const char* pattern) { return Takes(*SimplePattern::Compile(pattern)); }
 
 std::string RandomPattern(std::mt19937* rng) {
-  static const std::vector<std::string> atoms = {"a",     "b",      ":",   " ",         "\\(", "\\.",
-                                                 "[ab]",  "[^a]",   "\\d", "\\w",       "\\s", ".",
-                                                 "[a-c]", "[\\d.]", "x",   "[^\\s\\]]", "\\n"};
+  static const std::vector<std::string> atoms = {"a",    "b",         ":",   " ",   "\\(", "\\.",   "[ab]",
+                                                 "[^a]", "\\d",       "\\w", "\\s", ".",   "[a-c]", "[\\d.]",
+                                                 "x",    "[^\\s\\]]", "\\n", "\\D", "\\W"};
   static const std::vector<std::string> quantifiers = {"",  "",    "",      "?",    "*",
                                                        "+", "{2}", "{1,3}", "{2,}", "+?"};
   std::string pattern;
