@@ -121,9 +121,10 @@ std::unique_ptr<SimplePattern> SimplePattern::Compile(std::string_view pattern) 
     out->lazy_->pattern = pattern;
     return out;
   }
+  for (Item& item : out->items_) item.once = item.min == 1 && item.max == 1;
   for (const Item& item : out->items_) {  // leading single bytes, exactly once each
     unsigned char byte = 0;
-    if (Members(item.set, &byte) != 1 || item.min != 1 || item.max != 1) break;
+    if (Members(item.set, &byte) != 1 || !item.once) break;
     out->prefix_ += static_cast<char>(byte);
   }
   return out;
@@ -137,14 +138,22 @@ const PatternProgram* SimplePattern::Program() const {
 }
 
 // The greedy pass from start; item_start[k] is where item k began, item_start[n]
-// the end. The first `known` items (the prefix, already found there) are skipped.
+// the end. The first `known` items (the prefix, already found there) are skipped:
+// item k < known began at start + k (Match reads them so).
 bool SimplePattern::Attempt(std::string_view text, size_t start, size_t known, size_t* end,
                             size_t* item_start) const {
-  for (size_t k = 0; k < known; ++k) item_start[k] = start + k;
   size_t p = start + known;
   for (size_t k = known; k < items_.size(); ++k) {
     const Item& item = items_[k];
     item_start[k] = p;
+    if (item.once) {  // most items: one byte of a set, no loop
+      if (p < text.size() && Has(item.set, static_cast<unsigned char>(text[p]))) {
+        ++p;
+        continue;
+      }
+      *end = p;
+      return false;
+    }
     uint32_t count = 0;
     while (count < item.max && p < text.size() && Has(item.set, static_cast<unsigned char>(text[p]))) {
       ++p;
@@ -187,7 +196,8 @@ SimplePattern::Result SimplePattern::Match(std::string_view text, size_t pos, st
         sub[0] = text.substr(start, end - start);
       } else if (static_cast<size_t>(g) <= groups_.size()) {
         const Group& group = groups_[static_cast<size_t>(g - 1)];
-        sub[g] = text.substr(item_start[group.first], item_start[group.end] - item_start[group.first]);
+        size_t from = ItemStart(group.first, start, item_start), to = ItemStart(group.end, start, item_start);
+        sub[g] = text.substr(from, to - from);
       } else {
         sub[g] = std::string_view();
       }

@@ -47,6 +47,7 @@ class SimplePattern {
   struct Item {
     ByteSet set{};  // bytes it matches
     uint32_t min = 1, max = 1;
+    bool once = true;  // min == max == 1
   };
   struct Group {
     size_t first = 0, end = 0;  // items [first, end)
@@ -55,6 +56,10 @@ class SimplePattern {
 
   SimplePattern();
   bool Attempt(std::string_view text, size_t start, size_t known, size_t* end, size_t* item_start) const;
+  // Where item k began in a match from start (a prefix item is not written to item_start).
+  size_t ItemStart(size_t k, size_t start, const size_t* item_start) const {
+    return k < prefix_.size() ? start + k : item_start[k];
+  }
   bool NeedsBacktracking() const;
 
   std::vector<Item> items_;
