@@ -57,9 +57,13 @@ void SeriesCollector::AddOom(const Event& event) {
 SeriesCollector::Building& SeriesCollector::SeriesFor(int input_index, std::string_view host,
                                                       std::string_view name, std::string_view key) {
   constexpr size_t kRecent = 16;
+  // Devices' keys differ mostly in their last byte ("TPU_0" ... "TPU_7"): tested first.
+  auto same = [](std::string_view a, std::string_view b) {
+    return a.size() == b.size() && (a.empty() || a.back() == b.back()) && a == b;
+  };
   for (const auto& [k, building] : recent_) {
-    if (std::get<0>(*k) == input_index && std::get<3>(*k) == key && std::get<2>(*k) == name &&
-        std::get<1>(*k) == host)
+    if (std::get<0>(*k) == input_index && same(std::get<3>(*k), key) && same(std::get<2>(*k), name) &&
+        same(std::get<1>(*k), host))
       return *building;
   }
   auto view =

@@ -301,7 +301,10 @@ std::string WithoutThousandsCommas(std::string_view text) {
 bool MakeFact(const FactInfo& info, std::string_view text, FactValue* value, std::string* error,
               bool decimal_units) {
   value->type = info.type;
-  value->text = std::string(text);
+  if (text.data() != value->text.data() || text.size() != value->text.size()) {
+    value->text.assign(text.data(), text.size());
+    text = value->text;  // text may have been a part of value->text
+  }
   switch (info.type) {
     case FactType::kSize: {
       auto size = ParseSize(text, error, decimal_units);

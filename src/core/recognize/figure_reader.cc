@@ -79,16 +79,19 @@ void FigureReader::ReadFacts(const Signature& sig, std::string_view message, Fig
         out->identities.emplace_back(info, std::string(value));
         return;
       }
-      FactValue v;
+      auto kept = std::find_if(out->facts.begin(), out->facts.end(),
+                               [info](const auto& f) { return f.first == info; });
+      bool first = kept == out->facts.end();
+      FactValue again;  // a fact read before: this value replaces it only when more exact
+      if (first) out->facts.emplace_back(info, FactValue{});
+      FactValue* v = first ? &out->facts.back().second : &again;  // read in place: no copy of its text
       std::string error;
-      if (!ReadGroup(group, value, &v, &error)) {
+      if (!ReadGroup(group, value, v, &error)) {
+        if (first) out->facts.pop_back();
         out->warnings.push_back("ignored " + info->name + ": " + error);
         return;
       }
-      auto kept = std::find_if(out->facts.begin(), out->facts.end(),
-                               [info](const auto& f) { return f.first == info; });
-      if (kept == out->facts.end()) out->facts.emplace_back(info, std::move(v));
-      else if (Supersedes(v, kept->second)) kept->second = std::move(v);
+      if (!first && Supersedes(again, kept->second)) kept->second = std::move(again);
     });
   }
 }

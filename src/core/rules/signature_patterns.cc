@@ -398,7 +398,9 @@ bool ReadGroup(const FactGroup& group, std::string_view text, FactValue* value, 
   bool bare = !text.empty() && std::isdigit(static_cast<unsigned char>(text.back()));
   if (bare && group.bytes_per_unit != 1) return ReadUnits(group, text, value, error);
   if (!bare || group.unit.empty()) return MakeFact(*group.info, text, value, error, group.decimal);
-  return MakeFact(*group.info, std::string(text) + group.unit, value, error, group.decimal);
+  value->text.assign(text);  // "3.10" of a __gib group reads as "3.10G", built where it is kept
+  value->text += group.unit;
+  return MakeFact(*group.info, value->text, value, error, group.decimal);
 }
 
 }  // namespace oomlens
