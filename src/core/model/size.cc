@@ -199,9 +199,12 @@ std::optional<int64_t> ExactCount(std::string_view rest) {
 // anything else, errors included.
 bool SimpleSize(std::string_view text, bool decimal_units, Size* out) {
   size_t i = 0;
-  int decimals = -1;
+  int decimals = -1, digits = 0;
+  uint64_t mantissa = 0;  // the digits read as PlainDecimal reads them, in the same pass
   for (; i < text.size(); ++i) {
     if (IsDigit(text[i])) {
+      if (++digits > 15) return false;  // PlainDecimal's limit: the general reader's number
+      mantissa = mantissa * 10 + static_cast<uint64_t>(text[i] - '0');
       if (decimals >= 0) ++decimals;
     } else if (text[i] == '.' && decimals < 0 && i > 0 && i + 1 < text.size() && IsDigit(text[i + 1])) {
       decimals = 0;
@@ -213,8 +216,8 @@ bool SimpleSize(std::string_view text, bool decimal_units, Size* out) {
   for (size_t u = i; u < text.size(); ++u)
     if (!IsAlpha(text[u])) return false;
   double multiplier = UnitMultiplier(text.substr(i), decimal_units);
-  double value = 0;
-  if (multiplier == 0 || !PlainDecimal(text.data(), i, &value)) return false;
+  if (multiplier == 0) return false;
+  double value = static_cast<double>(mantissa) / kTens[decimals < 0 ? 0 : decimals];  // exact: Clinger
   double bytes = value * multiplier;
   if (!std::isfinite(bytes) || std::fabs(bytes) > kMaxBytes) return false;
   out->bytes = static_cast<int64_t>(std::llround(bytes));
