@@ -258,6 +258,10 @@ class PatternCompiler {
     program_->sets_.push_back(set);
     Emit({Op::kSet, Assertion::kBeginText, 0, static_cast<uint32_t>(program_->sets_.size() - 1), 0});
   }
+  void SetLoop(const ByteSet& set) {
+    program_->sets_.push_back(set);
+    Emit({Op::kSetLoop, Assertion::kBeginText, 0, static_cast<uint32_t>(program_->sets_.size() - 1), 0});
+  }
 
   void Alternate(const Node& node) {
     std::vector<size_t> to_end;
@@ -272,10 +276,11 @@ class PatternCompiler {
   }
 
   // x{n,m} as n copies of x, then m - n nested optional copies (x(x)?)?, as RE2
-  // does; x{n,} as n copies and a loop.
+  // does; x{n,} as n copies and a loop (one instruction when x is one set, greedy).
   void Repeat(const Node& node) {
     const Node& body = node.subs[0];
     for (uint32_t k = 0; k < node.min && Here() <= kMaxInsts; ++k) Lay(body);
+    if (node.max == kManyRepeats && node.greedy && body.kind == Node::Kind::kSet) return SetLoop(body.set);
     if (node.max == kManyRepeats) {
       size_t loop = Split();
       Lay(body);
@@ -324,6 +329,10 @@ bool PatternProgram::NextBytes(uint32_t pc, ByteSet* set, std::vector<uint32_t>*
     switch (inst.op) {
       case Op::kByte: Add(set, inst.byte); break;
       case Op::kSet: AddAll(set, sets_[inst.x]); break;
+      case Op::kSetLoop:  // a byte of its set, or none and on
+        AddAll(set, sets_[inst.x]);
+        todo.push_back(at + 1);
+        break;
       case Op::kMatch: can_end = true; break;
       case Op::kSplit:
         todo.push_back(inst.x);
@@ -332,7 +341,8 @@ bool PatternProgram::NextBytes(uint32_t pc, ByteSet* set, std::vector<uint32_t>*
       case Op::kJump: todo.push_back(inst.x); break;
       default: todo.push_back(at + 1); break;  // saves and assertions read no byte
     }
-    if ((inst.op == Op::kByte || inst.op == Op::kSet) && readers) readers->push_back(at);
+    if ((inst.op == Op::kByte || inst.op == Op::kSet || inst.op == Op::kSetLoop) && readers)
+      readers->push_back(at);
   }
   return can_end;
 }
@@ -352,7 +362,10 @@ void PatternProgram::FindStart() {
   ByteSet first{}, second{};
   can_be_empty_ = NextBytes(0, &first, &firsts);
   bool one_byte_match = false;
-  for (uint32_t at : firsts) one_byte_match |= NextBytes(at + 1, &second, nullptr);
+  for (uint32_t at : firsts) {
+    one_byte_match |= NextBytes(at + 1, &second, nullptr);
+    if (insts_[at].op == Op::kSetLoop) AddAll(&second, sets_[insts_[at].x]);  // its next byte, too
+  }
   for (unsigned c = 0; c < 256; ++c) {
     auto byte = static_cast<unsigned char>(c);
     start_bytes_[c] = static_cast<uint8_t>((Has(first, byte) ? kFirst : 0) |
@@ -365,9 +378,10 @@ void PatternProgram::FindStart() {
 
 struct PatternProgram::Frame {
   uint32_t pc;    // where to go on, or
-  uint32_t slot;  // the capture slot to restore (kBranch: none)
+  uint32_t slot;  // the capture slot to restore (kBranch, kLoop: none)
   size_t pos;     // ... from this position, or the slot's earlier value
-  static constexpr uint32_t kBranch = static_cast<uint32_t>(-1);
+  size_t from;    // kLoop: where its bytes began (pos gives them back down to it)
+  static constexpr uint32_t kBranch = static_cast<uint32_t>(-1), kLoop = static_cast<uint32_t>(-2);
 };
 
 // One backtracking search anchored at start.
@@ -389,15 +403,26 @@ SimplePattern::Result PatternProgram::Run(std::string_view text, size_t start, s
         failed = p == text.size() || !Has(sets_[inst.x], static_cast<unsigned char>(text[p]));
         ++p, ++pc;
         break;
+      case Op::kSetLoop: {
+        size_t from = p;
+        while (p < text.size() && Has(sets_[inst.x], static_cast<unsigned char>(text[p]))) ++p;
+        if (p - from > *budget) return SimplePattern::Result::kGaveUp;
+        *budget -= p - from;
+        ++pc;
+        if (p == from) break;
+        if (top == kMaxFrames) return SimplePattern::Result::kGaveUp;
+        stack[top++] = {pc, Frame::kLoop, p, from};  // what follows is tried after each byte given back
+        break;
+      }
       case Op::kSplit:
         if (top == kMaxFrames) return SimplePattern::Result::kGaveUp;
-        stack[top++] = {inst.y, Frame::kBranch, p};
+        stack[top++] = {inst.y, Frame::kBranch, p, 0};
         pc = inst.x;
         break;
       case Op::kJump: pc = inst.x; break;
       case Op::kSave:
         if (top == kMaxFrames) return SimplePattern::Result::kGaveUp;
-        stack[top++] = {0, inst.x, caps[inst.x]};
+        stack[top++] = {0, inst.x, caps[inst.x], 0};
         caps[inst.x] = p;
         ++pc;
         break;
@@ -409,6 +434,14 @@ SimplePattern::Result PatternProgram::Run(std::string_view text, size_t start, s
     }
     while (failed) {  // back to the last open choice, undoing the captures since
       if (top == 0) return SimplePattern::Result::kNoMatch;
+      if (stack[top - 1].slot == Frame::kLoop) {  // one byte fewer, the last time at its start
+        Frame& loop = stack[top - 1];
+        p = --loop.pos;
+        pc = loop.pc;
+        if (loop.pos == loop.from) --top;
+        failed = false;
+        continue;
+      }
       const Frame& frame = stack[--top];
       if (frame.slot != Frame::kBranch) {
         caps[frame.slot] = frame.pos;

@@ -43,13 +43,15 @@ class PatternProgram {
   SimplePattern::Result Match(std::string_view text, size_t pos, std::string_view* sub, int nsub) const;
   int groups() const { return groups_; }
 
-  enum class Op : uint8_t { kByte, kSet, kSplit, kJump, kSave, kAssert, kMatch };
+  /// kSetLoop: as many bytes of set x as there are, then on; giving them back one
+  /// by one when what follows fails (a greedy x* of one set, without a choice per byte).
+  enum class Op : uint8_t { kByte, kSet, kSetLoop, kSplit, kJump, kSave, kAssert, kMatch };
   enum class Assertion : uint8_t { kBeginText, kEndText, kWordBoundary, kNotWordBoundary };
   struct Inst {
     Op op = Op::kMatch;
     Assertion assertion = Assertion::kBeginText;
     unsigned char byte = 0;  // kByte
-    uint32_t x = 0, y = 0;   // kSplit: preferred, other; kJump: target; kSave: slot; kSet: set index
+    uint32_t x = 0, y = 0;   // kSplit: preferred, other; kJump: target; kSave: slot; kSet(Loop): set index
   };
 
  private:
