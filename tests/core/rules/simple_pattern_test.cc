@@ -209,6 +209,28 @@ TEST(SimplePattern, GivesUpToRe2OnCostlyText) {
   EXPECT_EQ(sub[0], "aab");
 }
 
+// A greedy loop over one set takes every byte it can and gives them back one at a
+// time for what follows: the same groups as RE2, and a run of thousands of bytes
+// holds one backtracking point (it used to push one per byte, and gave up at 512).
+TEST(SimplePattern, AGreedyLoopGivesBytesBackAsRe2Would) {
+  for (const char* pattern :
+       {"(?i:size)\\s*=\\s*(\\d+)0(\\d*)", "(?i:x)(\\d*)(\\d)\\b", "(?i:a)([ab]*)b(b)"}) {
+    RE2 re(pattern, RE2::Latin1);
+    auto program = PatternProgram::Compile(pattern, PatternProgram::Starts::kAnywhere);
+    ASSERT_NE(program, nullptr) << pattern;
+    for (const char* text : {"size = 1000", "SIZE=10200 x", "x123 x4", "aabbb", "abab", "size=9", "x"})
+      EXPECT_TRUE(SameAsRe2(*program, re, text, 0));
+  }
+  auto program = PatternProgram::Compile("(?i:x)(\\d*)5", PatternProgram::Starts::kAnywhere);
+  ASSERT_NE(program, nullptr);
+  std::string run = "x" + std::string(5000, '7') + "5";
+  std::string_view sub[2];
+  ASSERT_EQ(program->Match(run, 0, sub, 2), SimplePattern::Result::kMatch);
+  EXPECT_EQ(sub[1].size(), 5000u);
+  run.back() = '7';  // every byte given back, in vain
+  EXPECT_EQ(program->Match(run, 0, sub, 2), SimplePattern::Result::kNoMatch);
+}
+
 TEST(SimplePattern, BuiltinPatternsItTakesAgreeWithRe2OnTheSamples) {
   RuleSet rules;
   std::vector<Problem> problems;
