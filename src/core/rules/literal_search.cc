@@ -518,4 +518,12 @@ void LiteralSearch::ForEach(std::string_view text, const std::function<bool(size
   Scan(text, [&found](uint32_t literal, size_t) { return found(literal); });
 }
 
+void LiteralSearch::Collect(std::string_view text, std::vector<size_t>* found) const {
+  found->clear();
+  Scan(text, [found](uint32_t literal, size_t) {
+    found->push_back(literal);
+    return true;
+  });
+}
+
 }  // namespace oomlens

@@ -43,6 +43,9 @@ class LiteralSearch {
   /// Calls found(literal index) for each occurrence in text (a literal can be
   /// reported more than once). Stops early when found returns false.
   void ForEach(std::string_view text, const std::function<bool(size_t)>& found) const;
+  /// The same into *found (cleared first), without a call through std::function per
+  /// occurrence: what a line's literals are, asked of every candidate line.
+  void Collect(std::string_view text, std::vector<size_t>* found) const;
 
   /// Bytes in each fingerprint (3 to 5).
   int fingerprint_length() const { return k_; }

@@ -79,10 +79,7 @@ size_t Prefilter::Find(std::string_view text) const {
 bool Prefilter::Which(std::string_view text, std::vector<size_t>* present) const {
   present->clear();
   if (search_) {
-    search_->ForEach(text, [present](size_t literal) {
-      present->push_back(literal);
-      return true;
-    });
+    search_->Collect(text, present);
   } else if (each_) {
     std::vector<int> hits;
     each_->Match(re2::StringPiece(text), &hits);

@@ -100,6 +100,9 @@ TEST_P(LiteralSearchEveryPass, AgreesWithPlainFindOnRandomTextForEveryFingerprin
         return true;
       });
       ASSERT_EQ(found, NaiveWhich(literals, text)) << "text: " << text;
+      std::vector<size_t> collected = {99};  // cleared first
+      search->Collect(text, &collected);
+      ASSERT_EQ(std::set<size_t>(collected.begin(), collected.end()), found) << "text: " << text;
       size_t first = search->FindInFirstLine(text);
       size_t expected = NaiveFirstLine(literals, text);
       if (expected == std::string_view::npos) {
