@@ -27,6 +27,17 @@ std::string_view Trim(std::string_view s) {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
+// std::llround for |x| <= kMaxBytes, without the library call (a size is read on
+// every figure line): truncated, then half away from zero. x - t is exact: below
+// 2^53 both are close doubles, above it x is already whole.
+int64_t RoundBytes(double x) {
+  auto t = static_cast<int64_t>(x);
+  double rest = x - static_cast<double>(t);
+  if (rest >= 0.5) ++t;
+  else if (rest <= -0.5) --t;
+  return t;
+}
+
 // Up to 15 significant digits with at most 22 decimals: the integer of the
 // digits divided by a power of ten is exact in both parts, and the one IEEE
 // division rounds as reading the decimal would (Clinger's fast path).
@@ -220,7 +231,7 @@ bool SimpleSize(std::string_view text, bool decimal_units, Size* out) {
   double value = static_cast<double>(mantissa) / kTens[decimals < 0 ? 0 : decimals];  // exact: Clinger
   double bytes = value * multiplier;
   if (!std::isfinite(bytes) || std::fabs(bytes) > kMaxBytes) return false;
-  out->bytes = static_cast<int64_t>(std::llround(bytes));
+  out->bytes = RoundBytes(bytes);
   out->tolerance = multiplier > 1 ? 0.5 * TenToMinus(decimals < 0 ? 0 : decimals) * multiplier : 0;
   return true;
 }
@@ -262,7 +273,7 @@ std::optional<Size> ParseSize(std::string_view text, std::string* error, bool de
     return std::nullopt;
   }
   double tolerance = multiplier > 1 ? 0.5 * TenToMinus(decimals) * multiplier : 0;
-  return Size{static_cast<int64_t>(std::llround(bytes)), tolerance};
+  return Size{RoundBytes(bytes), tolerance};
 }
 
 namespace {

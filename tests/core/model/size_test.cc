@@ -166,6 +166,23 @@ TEST(ParseSize, TheSimpleShapeReadsAsTheGeneralReaderReadsIt) {
   }
 }
 
+// A fraction of a byte rounds half away from zero, as std::llround does; the
+// largest double below one half stays 0 (where adding 0.5 and truncating gives 1).
+TEST(ParseSize, AFractionOfAByteRoundsHalfAwayFromZero) {
+  std::string error;
+  const std::pair<const char*, int64_t> cases[] = {
+      {"2.5B", 3},        {"1.5B", 2},
+      {"0.4B", 0},        {"-2.5B", -3},
+      {"-0.5 bytes", -1}, {"0.49999999999999994B", 0},
+      {"3.5", 4},         {"1.00G", 1073741824},
+      {"0.0000001K", 0},  {"9007199254740993B", 9007199254740992}};
+  for (const auto& [text, bytes] : cases) {
+    auto size = ParseSize(text, &error);
+    ASSERT_TRUE(size) << text << ": " << error;
+    EXPECT_EQ(size->bytes, bytes) << text;
+  }
+}
+
 TEST(FormatSize, MatchesXlaStyle) {
   EXPECT_EQ(FormatSize(0), "0B");
   EXPECT_EQ(FormatSize(1023), "1023B");
