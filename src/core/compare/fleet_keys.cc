@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/input/line_cleaner.h"
+#include "core/model/ascii.h"
 #include "core/model/from_chars.h"
 
 namespace oomlens {
@@ -34,8 +35,6 @@ std::string_view WithoutExceptionClass(std::string_view text) {
     text.remove_prefix(colon + 2);
   }
 }
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // The length of the number at text[i] ("29.49", "1,024") with the size unit that
 // follows it ("G", " GiB", "B"): the unit a log prints changes with the number.

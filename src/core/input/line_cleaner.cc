@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/model/ascii.h"
 #include "core/model/from_chars.h"
 
 namespace oomlens {
@@ -83,7 +84,6 @@ struct LineCleaner::Patterns {
 
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'; }  // RE2's \s
 bool IsWordByte(char c) {                                                                      // RE2's \w
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c) || c == '_';

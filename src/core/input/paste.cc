@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/input/line_cleaner.h"
+#include "core/model/ascii.h"
 
 namespace oomlens {
 namespace {
@@ -15,7 +16,6 @@ constexpr size_t kMinWrapWidth = 24;  // narrower blocks are lists of short valu
 constexpr size_t kMaxGutterIndent = 6;
 
 bool IsSpace(char c) { return c == ' ' || c == '\t'; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsWordByte(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
 
 std::string_view TrimLeft(std::string_view text) {

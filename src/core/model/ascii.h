@@ -1,5 +1,6 @@
-// Comparing text as ASCII, whatever the locale: format names, fact labels, and
-// names in the order people count them (host-2 before host-10).
+// Reading and comparing text as ASCII, whatever the locale: the classes of bytes
+// the readers test on every line (inline: <cctype>'s are calls that ask the locale),
+// format names, fact labels, and names in the order people count them (host-2 before host-10).
 #ifndef OOMLENS_CORE_MODEL_ASCII_H_
 #define OOMLENS_CORE_MODEL_ASCII_H_
 
@@ -8,6 +9,10 @@
 #include <string_view>
 
 namespace oomlens {
+
+inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+inline bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+inline bool IsAlnum(char c) { return IsDigit(c) || IsAlpha(c); }
 
 inline bool EqualIgnoringCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -18,7 +23,7 @@ inline bool EqualIgnoringCase(std::string_view a, std::string_view b) {
 /// "worker-2" < "worker-10" < "worker-10-a": runs of digits compare as numbers (leading
 /// zeros aside; on a tie the shorter run first), everything else byte by byte.
 inline bool NaturalLess(std::string_view a, std::string_view b) {
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  auto digit = IsDigit;
   size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
     if (!digit(a[i]) || !digit(b[j])) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/model/ascii.h"
 #include "core/model/from_chars.h"
 
 namespace oomlens {
@@ -16,7 +17,6 @@ constexpr double kMaxBytes = 9.2e18;  // just under INT64_MAX
 
 // ASCII only, without the C locale's function calls: sizes are read on every figure line.
 bool IsSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
-bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 std::string_view Trim(std::string_view s) {
@@ -24,8 +24,6 @@ std::string_view Trim(std::string_view s) {
   while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
   return s;
 }
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // std::llround for |x| <= kMaxBytes, without the library call (a size is read on
 // every figure line): truncated, then half away from zero. x - t is exact: below

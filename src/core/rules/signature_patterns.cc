@@ -10,6 +10,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/model/ascii.h"
 #include "core/rules/rule_data.h"
 
 namespace oomlens {
@@ -258,8 +259,8 @@ bool LeftmostMatch(const FactPattern& pattern, std::string_view text, size_t pos
 // into digits the pattern left out: "1,5" (a decimal comma), "8.00x", "1 024.00"
 // (thousands apart). end when it does not run on.
 size_t RunOnEnd(std::string_view text, size_t start, size_t end) {
-  auto digit = [&](size_t i) { return i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); };
-  auto word = [&](size_t i) { return i < text.size() && std::isalnum(static_cast<unsigned char>(text[i])); };
+  auto digit = [&](size_t i) { return i < text.size() && IsDigit(text[i]); };
+  auto word = [&](size_t i) { return i < text.size() && IsAlnum(text[i]); };
   if (end == start || !digit(end - 1)) return end;  // it ends with a unit: read whole
   if (end >= text.size()) return end;
   bool runs = ((text[end] == '.' || text[end] == ',') && digit(end + 1)) || word(end);
@@ -281,10 +282,10 @@ size_t CountNounEnd(std::string_view text, size_t start, size_t end) {
   static constexpr std::string_view kCounted[] = {"bits",    "words",   "elements", "items",   "tokens",
                                                   "entries", "records", "rows",     "objects", "pages",
                                                   "blocks",  "floats",  "values",   "tensors"};
-  if (end == start || !std::isdigit(static_cast<unsigned char>(text[end - 1]))) return end;
+  if (end == start || !IsDigit(text[end - 1])) return end;
   if (end + 1 >= text.size() || text[end] != ' ') return end;
   size_t i = end + 1;
-  while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
+  while (i < text.size() && IsAlpha(text[i])) ++i;
   std::string_view noun = text.substr(end + 1, i - end - 1);
   if (noun.size() < 4) return end;  // the shortest, "bits", "rows"
   for (std::string_view counted : kCounted)
@@ -395,7 +396,7 @@ bool ReadGroup(const FactGroup& group, std::string_view text, FactValue* value, 
     auto it = group.values->find(std::string(text));
     if (it != group.values->end()) text = it->second;
   }
-  bool bare = !text.empty() && std::isdigit(static_cast<unsigned char>(text.back()));
+  bool bare = !text.empty() && IsDigit(text.back());
   if (bare && group.bytes_per_unit != 1) return ReadUnits(group, text, value, error);
   if (!bare || group.unit.empty()) return MakeFact(*group.info, text, value, error, group.decimal);
   value->text.assign(text);  // "3.10" of a __gib group reads as "3.10G", built where it is kept
