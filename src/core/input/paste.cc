@@ -301,7 +301,6 @@ void PasteRestorer::Begin() {
   Flush();
   active_ = true;
   bytes_ = lines_ = decorated_lines_ = joined_lines_ = windows_ = 0;
-  looked_early_ = false;
 }
 
 PasteRestorer::Piece PasteRestorer::Strip(std::string_view text) {
@@ -353,7 +352,7 @@ void PasteRestorer::Push(std::string_view text, uint64_t number, const std::stri
   if (text.size() > kMaxPastedLine) {  // no paste has such lines: pass it on, copying nothing
     EmitBlock();
     sink_(text, number, host, {text});
-    JudgeWindow();
+    if (bytes_ >= kWindowBytes) EndWindowIfMachineLog();
     return;
   }
   Piece piece = Strip(text);
@@ -366,12 +365,7 @@ void PasteRestorer::Push(std::string_view text, uint64_t number, const std::stri
   }
   decorated_lines_ += piece.decorated;
   Take(std::move(piece));
-  JudgeWindow();
-}
-
-void PasteRestorer::JudgeWindow() {
   if (bytes_ >= kWindowBytes) EndWindowIfMachineLog();
-  else if (windows_ == 0 && !looked_early_ && bytes_ >= kFirstLookBytes) LeaveIfPlainSoFar();
 }
 
 void PasteRestorer::Take(Piece&& piece) {
@@ -562,20 +556,6 @@ void PasteRestorer::Flush() { EmitBlock(); }
 // look pasted outright (10% decorated) or the restorer turns off, so a machine log
 // with a few list items or backticks among its lines (attack review R2: 2% of them)
 // leaves the restorer's cost behind after its second window instead of never.
-// A machine log tells itself in its first kFirstLookBytes: not one line decorated
-// and, once the lines held are judged, not one joined. The restorer leaves there
-// instead of reading the whole first window (which made a log's first MiB cost
-// 29 times a byte of the rest). With any decoration or join by then, the window is
-// read to its end and judged as below; the line a wrap may still continue stays held.
-void PasteRestorer::LeaveIfPlainSoFar() {
-  looked_early_ = true;
-  if (decorated_lines_ > 0) return;
-  EmitBlock(/*keep_last=*/true);
-  if (joined_lines_ > 0) return;
-  Flush();
-  active_ = false;
-}
-
 void PasteRestorer::EndWindowIfMachineLog() {
   uint64_t decorated_share = windows_ == 0 ? 100 : 10;  // one line in 100, then one in 10
   bool pasted = decorated_lines_ * decorated_share >= lines_ || joined_lines_ * 20 >= lines_;

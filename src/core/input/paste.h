@@ -25,10 +25,8 @@
 //
 // Machine logs keep the fast path: the restorer reads the first kWindowBytes of
 // an input, and stays on past them only while each window looked pasted (a share
-// of its lines were decorated or joined: 1% in the first, 10% after it). It leaves
-// already after kFirstLookBytes when not one line so far was decorated or joined. Memory is bounded by the
-// block cap; at the cap, the last logical line (perhaps a message wrapped over the cap) starts the next
-// block.
+// of its lines were decorated or joined: 1% in the first, 10% after it). Memory is bounded by the block cap;
+// at the cap, the last logical line (perhaps a message wrapped over the cap) starts the next block.
 #ifndef OOMLENS_CORE_INPUT_PASTE_H_
 #define OOMLENS_CORE_INPUT_PASTE_H_
 
@@ -54,7 +52,6 @@ class PasteRestorer {
   using StartsMessage = std::function<int(std::string_view text)>;
 
   static constexpr uint64_t kWindowBytes = 1 << 20;
-  static constexpr uint64_t kFirstLookBytes = 64 << 10;
   static constexpr size_t kMaxBlockLines = 256;
   static constexpr size_t kMaxLogicalBytes = 64 * 1024;
   static constexpr size_t kMaxPastedLine = 64 * 1024;  ///< longer lines pass as they are
@@ -155,8 +152,6 @@ class PasteRestorer {
   void MarkBarePrefixes(std::vector<Piece>* block);
   bool Joins(const Piece& a, const Piece& b, const Block& block) const;
   bool StartSpans(const Piece& a, const Piece& b) const;
-  void JudgeWindow();
-  void LeaveIfPlainSoFar();
   void EndWindowIfMachineLog();
 
   Sink sink_;
@@ -168,7 +163,6 @@ class PasteRestorer {
   bool active_ = true;
   uint64_t bytes_ = 0, lines_ = 0, decorated_lines_ = 0, joined_lines_ = 0;  // of this window
   uint64_t windows_ = 0;                                                     // windows of this input judged
-  bool looked_early_ = false;  // the first kFirstLookBytes judged (LeaveIfPlainSoFar)
 };
 
 }  // namespace oomlens

@@ -184,9 +184,7 @@ TEST(PasteRestorer, FencesAndBlankLinesAreBreaks) {
   EXPECT_EQ(lines[1].number, 2u);
 }
 
-// A machine log: not one line decorated or joined in its first look, the
-// restorer leaves there, long before the end of its first window.
-TEST(PasteRestorer, AMachineLogTurnsItOffAfterTheFirstLook) {
+TEST(PasteRestorer, AMachineLogTurnsItOffAfterTheWindow) {
   std::vector<Logical> out;
   PasteRestorer restorer(
       [&out](std::string_view line, uint64_t number, const std::string&,
@@ -197,46 +195,11 @@ TEST(PasteRestorer, AMachineLogTurnsItOffAfterTheFirstLook) {
   restorer.Begin();
   std::string line = "I1130 12:00:00.000000  1234 train.py:10] step 100 loss=2.3010 tokens/s/device=4712";
   uint64_t number = 0;
-  while ((number + 1) * (line.size() + 1) < PasteRestorer::kFirstLookBytes) restorer.Push(line, ++number, "");
-  EXPECT_TRUE(restorer.active());  // not yet
-  restorer.Push(line, ++number, "");
+  while (number * (line.size() + 1) < PasteRestorer::kWindowBytes + 4096) restorer.Push(line, ++number, "");
   EXPECT_FALSE(restorer.active());
   EXPECT_EQ(out.size(), number);  // nothing held back, nothing joined
   restorer.Begin();
   EXPECT_TRUE(restorer.active());  // the next input is read as a paste again
-}
-
-// Text that looks plain in its first look but was wrapped (prose, a message cut at
-// 60 columns, no quote or fence): its joins keep the restorer on for the window,
-// and a wrap across the first look's end is joined as any other.
-TEST(PasteRestorer, AWrappedPasteWithoutDecorationStaysOnPastTheFirstLook) {
-  std::string text;
-  const std::string wrapped =
-      "RESOURCE_EXHAUSTED: Error loading program 'jit_step':\n"
-      "Attempting to reserve 29.49G at the bottom of memory. That\n"
-      "was not possible. There are 147.64M free, 0B reserved, and\n"
-      "147.64M reservable.\n";
-  size_t messages = 0;
-  while (text.size() < PasteRestorer::kFirstLookBytes + 4096) {
-    text += wrapped;
-    ++messages;
-  }
-  auto lines = Restore(text);
-  ASSERT_EQ(lines.size(), messages);
-  for (const auto& line : lines) EXPECT_EQ(line.text, kE0101);
-}
-
-// A fenced log (one decorated line, then plain records) is read as a paste for its
-// whole first window: the trace of a paste comes first.
-TEST(PasteRestorer, ADecoratedLineInTheFirstLookKeepsTheWindow) {
-  PasteRestorer restorer(
-      [](std::string_view, uint64_t, const std::string&, const std::vector<std::string_view>&) {}, nullptr);
-  restorer.Begin();
-  restorer.Push("```text", 1, "");
-  std::string line = "I1130 12:00:00.000000  1234 train.py:10] step 100 loss=2.3010 tokens/s/device=4712";
-  uint64_t number = 1;
-  while (number * (line.size() + 1) < PasteRestorer::kWindowBytes - 4096) restorer.Push(line, ++number, "");
-  EXPECT_TRUE(restorer.active());
 }
 
 // Records of nearly one width with a figure line under some of them (MaxText's
