@@ -202,6 +202,29 @@ TEST(PasteRestorer, AMachineLogTurnsItOffAfterTheWindow) {
   EXPECT_TRUE(restorer.active());  // the next input is read as a paste again
 }
 
+// The whole first window is read, not only its start: a message whose start a
+// wrap cut, after 96 KiB of plain log records, is joined (a restorer that left a
+// plain-looking log early lost such OOMs: the first part holds no start, the
+// second no literal).
+TEST(PasteRestorer, AStartCutByAWrapDeepInTheFirstWindowJoins) {
+  auto starts = [](std::string_view text) {
+    return text.find("PT_DEVMEM Allocation failed") != std::string_view::npos ? 1 : 0;
+  };
+  std::string text;
+  for (int step = 0; step < 1500; ++step)
+    text += "I1130 12:00:00.000000  1234 train.py:10] step " + std::to_string(step) + " loss=2.3010\n";
+  text +=
+      "RuntimeError: [Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM\n"
+      "Allocation failed for size::4294967296 (4096)MB\n";
+  ASSERT_GT(text.size(), 64u << 10);
+  auto lines = Restore(text, starts);
+  ASSERT_EQ(lines.size(), 1501u);
+  EXPECT_EQ(lines.back().text,
+            "RuntimeError: [Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed for size::4294967296 "
+            "(4096)MB");
+  EXPECT_EQ(lines.back().number, 1501u);
+}
+
 // Records of nearly one width with a figure line under some of them (MaxText's
 // "Memstats: ... Using (GB) ..." after a glog line): every line before a figure
 // passes the greedy-wrap test, yet a figure cut before again and again, with no
