@@ -303,9 +303,10 @@ void PasteRestorer::Begin() {
   bytes_ = lines_ = decorated_lines_ = joined_lines_ = windows_ = 0;
 }
 
-PasteRestorer::Piece PasteRestorer::Strip(std::string_view text) {
+PasteRestorer::Piece PasteRestorer::Strip(std::string_view text, std::string storage) {
   Piece piece;
-  piece.printed = std::string(text);
+  storage.assign(text.data(), text.size());
+  piece.printed = std::move(storage);
   text = piece.printed;  // the parts below are places in it
   if (size_t gutter = GutterLength(text)) {
     text.remove_prefix(gutter);
@@ -355,7 +356,12 @@ void PasteRestorer::Push(std::string_view text, uint64_t number, const std::stri
     if (bytes_ >= kWindowBytes) EndWindowIfMachineLog();
     return;
   }
-  Piece piece = Strip(text);
+  std::string storage;
+  if (!spare_.empty()) {
+    storage = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  Piece piece = Strip(text, std::move(storage));
   piece.number = number;
   piece.host = host;
   piece.starts_record = piece.starts_record || record;
@@ -530,12 +536,14 @@ void PasteRestorer::EmitBlock(bool keep_last) {
     joined = 0;
   }
   if (keep_last && first > 0 && (block.size() - first) * 2 < kMaxBlockLines) {
-    block_.assign(std::make_move_iterator(block.begin() + static_cast<std::ptrdiff_t>(first)),
-                  std::make_move_iterator(block.end()));
+    Recycle(&block, 0, first);
+    block.erase(block.begin(), block.begin() + static_cast<std::ptrdiff_t>(first));  // keeps its room
+    block_.swap(block);
     return;
   }
   Send(text(), block, first, block.size());
   joined_lines_ += joined;
+  Recycle(&block, 0, block.size());
   if (block_.empty()) {  // the next block reuses this one's room: no Piece moved as it grows
     block.clear();
     block_.swap(block);
@@ -544,9 +552,17 @@ void PasteRestorer::EmitBlock(bool keep_last) {
 
 void PasteRestorer::Send(std::string_view logical, const std::vector<Piece>& block, size_t first,
                          size_t end) {
-  std::vector<std::string_view> physical;
-  for (size_t i = first; i < end; ++i) physical.push_back(block[i].printed);
-  sink_(logical, block[first].number, block[first].host, physical);
+  physical_.clear();
+  for (size_t i = first; i < end; ++i) physical_.push_back(block[i].printed);
+  sink_(logical, block[first].number, block[first].host, physical_);
+}
+
+// The printed buffers of block[first, end), sent: spare room for the lines to come
+// (short ones only: at most kMaxBlockLines of 4 KiB are kept besides the block).
+void PasteRestorer::Recycle(std::vector<Piece>* block, size_t first, size_t end) {
+  constexpr size_t kSpareBytes = 4096;
+  for (size_t i = first; i < end && spare_.size() < kMaxBlockLines; ++i)
+    if ((*block)[i].printed.capacity() <= kSpareBytes) spare_.push_back(std::move((*block)[i].printed));
 }
 
 void PasteRestorer::Flush() { EmitBlock(); }

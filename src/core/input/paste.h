@@ -125,7 +125,9 @@ class PasteRestorer {
     bool bare_prefix = false;    ///< a log prefix and nothing else: the message was cut off it
     bool decorated = false;
   };
-  static Piece Strip(std::string_view text);  // bare_prefix is left to the block (MarkBarePrefixes)
+  /// bare_prefix is left to the block (MarkBarePrefixes). storage: a buffer to keep
+  /// the printed line in (a spare one keeps its room: no allocation per line).
+  static Piece Strip(std::string_view text, std::string storage = {});
 
  private:
   struct Block {
@@ -158,8 +160,14 @@ class PasteRestorer {
   LineCleaner cleaner_;  // tells a bare log prefix
   StartsMessage starts_message_;
   void Send(std::string_view logical, const std::vector<Piece>& block, size_t first, size_t end);
+  void Recycle(std::vector<Piece>* block, size_t first, size_t end);
 
   std::vector<Piece> block_;
+  // The buffers of lines sent, for the next lines' printed text, and the physical
+  // lines of one logical line as Send hands them on (EmitBlock swaps block_ out
+  // first, so a Flush from the sink sends nothing and Send is never re-entered).
+  std::vector<std::string> spare_;
+  std::vector<std::string_view> physical_;
   bool active_ = true;
   uint64_t bytes_ = 0, lines_ = 0, decorated_lines_ = 0, joined_lines_ = 0;  // of this window
   uint64_t windows_ = 0;                                                     // windows of this input judged
