@@ -20,7 +20,8 @@ LogicalLines::LogicalLines(Sink sink, HoldsStart holds_start, MayMatter may_matt
           [this](std::string_view text, uint64_t number, const std::string& host,
                  const std::vector<std::string_view>& physical) {
             bool reshaped = physical.size() > 1 || (physical.size() == 1 && physical[0] != text);
-            sink_(LogicalLine{text, number, host, false, reshaped ? &physical : nullptr});
+            sink_(LogicalLine{text, number, host, false, reshaped ? &physical : nullptr,
+                              paste_.sent_literal_free()});
           },
           std::move(holds_start)) {}
 

@@ -34,13 +34,15 @@ struct LogicalLine {
   bool known_candidate = false;  ///< already known to hold a literal: recognition need not look
   /// The printed lines a paste was restored from, when they differ from text (for excerpts); else null.
   const std::vector<std::string_view>* physical = nullptr;
+  bool known_clear = false;  ///< already known to hold no literal (the paste restorer looked)
 };
 
 class LogicalLines {
  public:
   using Sink = std::function<void(const LogicalLine&)>;
-  /// Which message's start text holds (recognised on its own): 0 for none, else a
-  /// number that is the same for every start of one signature.
+  /// Which message's start text holds (recognised on its own): 0 for none,
+  /// PasteRestorer::kNoLiteral when it holds no literal at all, else a number that is
+  /// the same for every start of one signature.
   using HoldsStart = std::function<int(std::string_view text)>;
   /// Whether text can matter to recognition (holds a literal, or a message is open);
   /// known_candidate: the fast path already found a literal in it.

@@ -366,7 +366,10 @@ void PasteRestorer::Push(std::string_view text, uint64_t number, const std::stri
   piece.host = host;
   piece.starts_record = piece.starts_record || record;
   if (!piece.breaks && !piece.item && starts_message_) {  // a record's too: it is no rest of a wrap
-    piece.start_of = starts_message_(TrimLeft(piece.content()));
+    std::string_view content = piece.content(), trimmed = TrimLeft(content);
+    int start = starts_message_(trimmed);
+    piece.literal_free = start == kNoLiteral && trimmed.size() == content.size();  // the text sent
+    piece.start_of = std::max(start, 0);
     piece.holds_start = piece.start_of != 0;
   }
   decorated_lines_ += piece.decorated;
@@ -493,7 +496,7 @@ bool PasteRestorer::StartSpans(const Piece& a, const Piece& b) const {
   std::string both(TrimLeft(a.content()));
   both += ' ';
   both += TrimLeft(b.content());
-  return starts_message_(both) != 0;
+  return starts_message_(both) > 0;
 }
 
 // A log prefix cut off its message ("2025-07-31 20:22:43.04: I" alone) matters
@@ -554,7 +557,10 @@ void PasteRestorer::Send(std::string_view logical, const std::vector<Piece>& blo
                          size_t end) {
   physical_.clear();
   for (size_t i = first; i < end; ++i) physical_.push_back(block[i].printed);
-  sink_(logical, block[first].number, block[first].host, physical_);
+  const Piece& alone = block[first];
+  sent_literal_free_ = end == first + 1 && alone.literal_free && logical.size() == alone.content().size();
+  sink_(logical, alone.number, alone.host, physical_);
+  sent_literal_free_ = false;
 }
 
 // The printed buffers of block[first, end), sent: spare room for the lines to come

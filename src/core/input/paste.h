@@ -48,8 +48,10 @@ class PasteRestorer {
   using Sink = std::function<void(std::string_view text, uint64_t number, const std::string& host,
                                   const std::vector<std::string_view>& physical)>;
   /// Which message's start text holds (it is recognised on its own): 0 for none,
-  /// else a number that is the same for every start of one signature.
+  /// kNoLiteral when it holds none of the rules' literals either (nothing in it can
+  /// matter to recognition), else a number that is the same for every start of one signature.
   using StartsMessage = std::function<int(std::string_view text)>;
+  static constexpr int kNoLiteral = -1;
 
   static constexpr uint64_t kWindowBytes = 1 << 20;
   static constexpr size_t kMaxBlockLines = 256;
@@ -68,6 +70,9 @@ class PasteRestorer {
   void Flush();
   /// Whether lines should go through Push; false once a machine log's window ended.
   bool active() const { return active_; }
+  /// While the sink runs: the logical line is one physical line of which StartsMessage
+  /// said kNoLiteral, so recognition need not search it for literals again.
+  bool sent_literal_free() const { return sent_literal_free_; }
 
   /// The decorations of one line taken off (tests, and the cleaner's callers).
   struct Piece {
@@ -122,6 +127,7 @@ class PasteRestorer {
     bool starts_record = false;  ///< a log prefix, a traceback line or an exception: never continues
     bool holds_start = false;    ///< holds a message's start: continues only a line cut mid-sentence
     int start_of = 0;            ///< whose start it holds (StartsMessage)
+    bool literal_free = false;   ///< its content holds no literal (StartsMessage: kNoLiteral)
     bool bare_prefix = false;    ///< a log prefix and nothing else: the message was cut off it
     bool decorated = false;
   };
@@ -168,6 +174,7 @@ class PasteRestorer {
   // first, so a Flush from the sink sends nothing and Send is never re-entered).
   std::vector<std::string> spare_;
   std::vector<std::string_view> physical_;
+  bool sent_literal_free_ = false;
   bool active_ = true;
   uint64_t bytes_ = 0, lines_ = 0, decorated_lines_ = 0, joined_lines_ = 0;  // of this window
   uint64_t windows_ = 0;                                                     // windows of this input judged

@@ -238,9 +238,10 @@ void Recognizer::Feed(const Line& line, const PreparedFigure* prepared) {
   lines_.Push(line);
 }
 
+bool Recognizer::Busy() const { return !open_.empty() || !pending_.empty() || !preceding_.empty(); }
+
 bool Recognizer::MayMatter(std::string_view text, bool known_candidate) const {
-  return !open_.empty() || !pending_.empty() || !preceding_.empty() || known_candidate ||
-         prefilter_->MayMatch(text);
+  return Busy() || known_candidate || prefilter_->MayMatch(text);
 }
 
 // A logical line of the input: closes what it ends, then is recognised.
@@ -251,7 +252,7 @@ void Recognizer::Route(const LogicalLine& line) {
     CloseStale(line.number);
     next_sweep_ = line.number + 64;
   }
-  if (!MayMatter(line.text, line.known_candidate)) return;
+  if (line.known_clear ? !Busy() : !MayMatter(line.text, line.known_candidate)) return;
   physical_ = line.physical;
   FeedLogical(line.text, line.number, line.host);
   physical_ = nullptr;
@@ -261,7 +262,7 @@ void Recognizer::Route(const LogicalLine& line) {
 // open message in Continue when it is its rest), so the paste restorer keeps it apart.
 int Recognizer::HoldsStart(std::string_view text) {
   // Cleaning only removes a prefix, so a line without a literal cannot hold a start.
-  if (!prefilter_->MayMatch(text)) return 0;
+  if (!prefilter_->MayMatch(text)) return PasteRestorer::kNoLiteral;
   const Signature* sig = reader_.FindStart(cleaner_.Clean(text).message);
   return sig ? static_cast<int>(sig - rules_.signatures.data()) + 1 : 0;
 }

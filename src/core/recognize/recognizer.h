@@ -112,8 +112,11 @@ class Recognizer {
   };
 
   void Route(const LogicalLine& line);
+  bool Busy() const;  // a message open, an event waiting for its listing, a traceback before
   bool MayMatter(std::string_view text, bool known_candidate) const;
-  int HoldsStart(std::string_view text);  // 1 + the index of the signature whose start text holds, or 0
+  // 1 + the index of the signature whose start text holds, 0 for none, PasteRestorer::kNoLiteral
+  // when text holds no literal
+  int HoldsStart(std::string_view text);
   void FeedLogical(std::string_view text, uint64_t number, std::string_view host);
   void CloseAll();
   const Signature* FindListingStart(const std::string& stream, std::string_view message) const;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace oomlens {
@@ -142,6 +143,43 @@ TEST_F(LogicalLinesTest, EndlessCriPartialsStayBounded) {
   ASSERT_GE(got_.size(), 2u) << "12.5 MiB of partials is handed on in pieces, not held";
   for (const auto& g : got_) EXPECT_LE(g.text.size(), LogicalLines::kMaxPartialBytes + chunk.size());
   EXPECT_EQ(got_[0].number, 1u);
+}
+
+// The restorer's start test searches each line for the rules' literals; a line it
+// found none in (the whole line: no leading blank trimmed off) reaches recognition
+// marked clear, which then does not search it again. A line holding a literal, an
+// indented line (the test saw it without its indent) and lines joined from a wrap
+// (a literal may span the join) are not marked.
+TEST(LogicalLines, ALineThePasteRestorerFoundNoLiteralInIsMarkedClear) {
+  std::vector<std::pair<std::string, bool>> got;
+  LogicalLines lines(
+      [&got](const LogicalLine& l) {
+        if (!l.text.empty()) got.emplace_back(std::string(l.text), l.known_clear);
+      },
+      [](std::string_view text) {
+        return text.find("lit") == std::string_view::npos ? PasteRestorer::kNoLiteral : 0;
+      },
+      [](std::string_view, bool) { return true; });
+  lines.Begin();
+  const std::vector<std::string> held = {"plain words here",
+                                         "",
+                                         "  indented words",
+                                         "",
+                                         "a lit line",
+                                         "",
+                                         "aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj",
+                                         "kkkk llll mmmm nnnn oooo pppp qqqq rrrr ssss tttt",
+                                         "uuuu vvvv"};
+  uint64_t number = 0;
+  for (const auto& text : held) lines.Push(Line{text, ++number, 0, false, false});
+  lines.Flush();
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[0], std::make_pair(std::string("plain words here"), true));
+  EXPECT_EQ(got[1], std::make_pair(std::string("  indented words"), false));
+  EXPECT_EQ(got[2], std::make_pair(std::string("a lit line"), false));
+  EXPECT_EQ(got[3].first.rfind("aaaa", 0), 0u);
+  EXPECT_NE(got[3].first.find("uuuu vvvv"), std::string::npos);  // joined
+  EXPECT_FALSE(got[3].second);
 }
 
 }  // namespace
