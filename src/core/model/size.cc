@@ -42,21 +42,31 @@ int64_t RoundBytes(double x) {
 constexpr double kTens[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};  // all exact
 
+// The digits of such a number as they are read: false past 15 of them.
+struct Mantissa {
+  uint64_t digits = 0;
+  int count = 0;
+  bool Add(char digit) {
+    digits = digits * 10 + static_cast<uint64_t>(digit - '0');
+    return ++count <= 15;
+  }
+  double Over(int decimals) const { return static_cast<double>(digits) / kTens[decimals < 0 ? 0 : decimals]; }
+};
+
 bool PlainDecimal(const char* digits, size_t length, double* value) {
   bool negative = length > 0 && digits[0] == '-';
-  uint64_t mantissa = 0;
-  int count = 0, decimals = -1;
+  Mantissa mantissa;
+  int decimals = -1;
   for (size_t k = negative ? 1 : 0; k < length; ++k) {
     if (digits[k] == '.') {
       decimals = 0;
       continue;
     }
-    mantissa = mantissa * 10 + static_cast<uint64_t>(digits[k] - '0');
-    if (++count > 15) return false;
+    if (!mantissa.Add(digits[k])) return false;
     if (decimals >= 0) ++decimals;
   }
   if (decimals > 22) return false;
-  *value = static_cast<double>(mantissa) / kTens[decimals < 0 ? 0 : decimals];
+  *value = mantissa.Over(decimals);
   if (negative) *value = -*value;
   return true;
 }
@@ -208,12 +218,11 @@ std::optional<int64_t> ExactCount(std::string_view rest) {
 // anything else, errors included.
 bool SimpleSize(std::string_view text, bool decimal_units, Size* out) {
   size_t i = 0;
-  int decimals = -1, digits = 0;
-  uint64_t mantissa = 0;  // the digits read as PlainDecimal reads them, in the same pass
+  int decimals = -1;
+  Mantissa mantissa;  // read in the pass that finds the digits, as PlainDecimal reads them
   for (; i < text.size(); ++i) {
     if (IsDigit(text[i])) {
-      if (++digits > 15) return false;  // PlainDecimal's limit: the general reader's number
-      mantissa = mantissa * 10 + static_cast<uint64_t>(text[i] - '0');
+      if (!mantissa.Add(text[i])) return false;  // PlainDecimal's limit: the general reader's number
       if (decimals >= 0) ++decimals;
     } else if (text[i] == '.' && decimals < 0 && i > 0 && i + 1 < text.size() && IsDigit(text[i + 1])) {
       decimals = 0;
@@ -226,7 +235,7 @@ bool SimpleSize(std::string_view text, bool decimal_units, Size* out) {
     if (!IsAlpha(text[u])) return false;
   double multiplier = UnitMultiplier(text.substr(i), decimal_units);
   if (multiplier == 0) return false;
-  double value = static_cast<double>(mantissa) / kTens[decimals < 0 ? 0 : decimals];  // exact: Clinger
+  double value = mantissa.Over(decimals);
   double bytes = value * multiplier;
   if (!std::isfinite(bytes) || std::fabs(bytes) > kMaxBytes) return false;
   out->bytes = RoundBytes(bytes);
