@@ -347,12 +347,12 @@ PasteRestorer::Piece PasteRestorer::Strip(std::string_view text, std::string sto
 }
 
 void PasteRestorer::Push(std::string_view text, uint64_t number, const std::string& host, bool record) {
-  if (!active_) return sink_(text, number, host, {text});
+  if (!active_) return sink_(text, number, host, {text}, false);
   bytes_ += text.size() + 1;
   ++lines_;
   if (text.size() > kMaxPastedLine) {  // no paste has such lines: pass it on, copying nothing
     EmitBlock();
-    sink_(text, number, host, {text});
+    sink_(text, number, host, {text}, false);
     if (bytes_ >= kWindowBytes) EndWindowIfMachineLog();
     return;
   }
@@ -380,7 +380,7 @@ void PasteRestorer::Push(std::string_view text, uint64_t number, const std::stri
 void PasteRestorer::Take(Piece&& piece) {
   if (piece.breaks) {
     EmitBlock();
-    sink_("", piece.number, piece.host, {piece.printed});
+    sink_("", piece.number, piece.host, {piece.printed}, false);
     return;
   }
   // A change of quote depth ends a block, except an unquoted line after quoted ones:
@@ -558,9 +558,8 @@ void PasteRestorer::Send(std::string_view logical, const std::vector<Piece>& blo
   physical_.clear();
   for (size_t i = first; i < end; ++i) physical_.push_back(block[i].printed);
   const Piece& alone = block[first];
-  sent_literal_free_ = end == first + 1 && alone.literal_free && logical.size() == alone.content().size();
-  sink_(logical, alone.number, alone.host, physical_);
-  sent_literal_free_ = false;
+  bool literal_free = end == first + 1 && alone.literal_free && logical.size() == alone.content().size();
+  sink_(logical, alone.number, alone.host, physical_, literal_free);
 }
 
 // The printed buffers of block[first, end), sent: spare room for the lines to come

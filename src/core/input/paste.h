@@ -45,8 +45,10 @@ class PasteRestorer {
  public:
   /// Receives each logical line with the number of its first physical line and
   /// the physical lines it was restored from, as printed (for excerpts).
+  /// literal_free: it is one physical line of which StartsMessage said kNoLiteral, so
+  /// recognition need not search it for literals again.
   using Sink = std::function<void(std::string_view text, uint64_t number, const std::string& host,
-                                  const std::vector<std::string_view>& physical)>;
+                                  const std::vector<std::string_view>& physical, bool literal_free)>;
   /// Which message's start text holds (it is recognised on its own): 0 for none,
   /// kNoLiteral when it holds none of the rules' literals either (nothing in it can
   /// matter to recognition), else a number that is the same for every start of one signature.
@@ -70,9 +72,6 @@ class PasteRestorer {
   void Flush();
   /// Whether lines should go through Push; false once a machine log's window ended.
   bool active() const { return active_; }
-  /// While the sink runs: the logical line is one physical line of which StartsMessage
-  /// said kNoLiteral, so recognition need not search it for literals again.
-  bool sent_literal_free() const { return sent_literal_free_; }
 
   /// The decorations of one line taken off (tests, and the cleaner's callers).
   struct Piece {
@@ -174,7 +173,6 @@ class PasteRestorer {
   // first, so a Flush from the sink sends nothing and Send is never re-entered).
   std::vector<std::string> spare_;
   std::vector<std::string_view> physical_;
-  bool sent_literal_free_ = false;
   bool active_ = true;
   uint64_t bytes_ = 0, lines_ = 0, decorated_lines_ = 0, joined_lines_ = 0;  // of this window
   uint64_t windows_ = 0;                                                     // windows of this input judged

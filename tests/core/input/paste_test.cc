@@ -22,7 +22,7 @@ std::vector<Logical> Restore(const std::string& text, PasteRestorer::StartsMessa
   std::vector<Logical> out;
   PasteRestorer restorer(
       [&out](std::string_view line, uint64_t number, const std::string&,
-             const std::vector<std::string_view>& physical) {
+             const std::vector<std::string_view>& physical, bool) {
         out.push_back({std::string(line), number, physical.size()});
       },
       std::move(starts));
@@ -187,8 +187,8 @@ TEST(PasteRestorer, FencesAndBlankLinesAreBreaks) {
 TEST(PasteRestorer, AMachineLogTurnsItOffAfterTheWindow) {
   std::vector<Logical> out;
   PasteRestorer restorer(
-      [&out](std::string_view line, uint64_t number, const std::string&,
-             const std::vector<std::string_view>&) {
+      [&out](std::string_view line, uint64_t number, const std::string&, const std::vector<std::string_view>&,
+             bool) {
         out.push_back({std::string(line), number, 1});
       },
       nullptr);
@@ -237,8 +237,8 @@ TEST(PasteRestorer, FigureLinesUnderRecordsOfOneWidthStayRecords) {
   };
   std::vector<Logical> out;
   PasteRestorer restorer(
-      [&out](std::string_view line, uint64_t number, const std::string&,
-             const std::vector<std::string_view>&) {
+      [&out](std::string_view line, uint64_t number, const std::string&, const std::vector<std::string_view>&,
+             bool) {
         out.push_back({std::string(line), number, 1});
       },
       starts);
@@ -263,7 +263,8 @@ TEST(PasteRestorer, FigureLinesUnderRecordsOfOneWidthStayRecords) {
 
 TEST(PasteRestorer, APastedLogKeepsItOn) {
   PasteRestorer restorer(
-      [](std::string_view, uint64_t, const std::string&, const std::vector<std::string_view>&) {}, nullptr);
+      [](std::string_view, uint64_t, const std::string&, const std::vector<std::string_view>&, bool) {},
+      nullptr);
   restorer.Begin();
   std::string line = "> I1130 12:00:00.000000  1234 train.py:10] step 100 loss=2.3010 tokens/s/device=4712";
   for (uint64_t number = 1; number * (line.size() + 1) < 3 * PasteRestorer::kWindowBytes + 4096; ++number)
@@ -277,7 +278,7 @@ TEST(PasteRestorer, APastedLogKeepsItOn) {
 TEST(PasteRestorer, AFewDecoratedLinesDoNotKeepItOnPastTheSecondWindow) {
   uint64_t sent = 0;
   PasteRestorer restorer([&sent](std::string_view, uint64_t, const std::string&,
-                                 const std::vector<std::string_view>&) { ++sent; },
+                                 const std::vector<std::string_view>&, bool) { ++sent; },
                          nullptr);
   restorer.Begin();
   uint64_t number = 0, bytes = 0;
