@@ -17,6 +17,7 @@
 
 #include "core/analyze/decide.h"
 #include "core/input/line_cleaner.h"
+#include "core/input/line_reader.h"
 #include "core/recognize/recognizer.h"
 #include "core/rules/literal_search.h"
 #include "core/rules/prefilter.h"
@@ -146,6 +147,15 @@ void BM_PrefilterQuietLog(benchmark::State& state) {
   SkipThrough(state, text, [&prefilter](std::string_view t) { return prefilter.Find(t); });
 }
 BENCHMARK(BM_PrefilterQuietLog);
+
+// The same on one read's worth (the scanner's 256 KiB chunk), which the copy in
+// read() has just put in the cache.
+void BM_PrefilterQuietChunk(benchmark::State& state) {
+  const std::string chunk = CachedNoise(-1).substr(0, LineReader::kDefaultChunk);
+  Prefilter prefilter(Rules().Literals());
+  SkipThrough(state, chunk, [&prefilter](std::string_view t) { return prefilter.Find(t); });
+}
+BENCHMARK(BM_PrefilterQuietChunk);
 
 void BM_PrefilterRe2Alternation(benchmark::State& state) {  // what the fast path used before
   const std::string& text = CachedNoise(static_cast<int>(state.range(0)));

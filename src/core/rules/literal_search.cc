@@ -319,8 +319,10 @@ __attribute__((target("avx512f,avx512bw"))) size_t NextWindowAvx512(const uint8_
 }
 
 // The same with VBMI: a byte's groups at a place in one 128-entry lookup
-// (vpermi2b), the groups of the places ANDed; bytes above 0x7f, which no
-// fingerprint holds, are taken out once for all places.
+// (vpermi2b), the groups of the places ANDed. The lookup reads seven bits, so a
+// byte above 0x7f, which no fingerprint holds, finds its ASCII alias's groups:
+// such bytes are taken out only in a window that passes (testing them in every
+// window was a fifth of the pass's instructions, and logs hold few).
 template <int K>
 __attribute__((target("avx512f,avx512bw,avx512vbmi"))) size_t NextWindowVbmi(const uint8_t (*group_bits)[128],
                                                                              const unsigned char* p,
@@ -333,16 +335,17 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) size_t NextWindowVbmi(con
   }
   size_t w = from;
   for (; w <= last; w += kWideWindow) {
-    __m512i x = _mm512_loadu_si512(p + w);
-    __m512i groups = _mm512_permutex2var_epi8(low[0], x, high[0]);
-    __m512i bytes = x;  // the places' bytes ORed: a sign bit marks a byte above 0x7f
+    __m512i groups = _mm512_permutex2var_epi8(low[0], _mm512_loadu_si512(p + w), high[0]);
 #pragma GCC unroll 5
-    for (int j = 1; j < K; ++j) {
-      x = _mm512_loadu_si512(p + w + j);
-      groups = _mm512_and_si512(groups, _mm512_permutex2var_epi8(low[j], x, high[j]));
-      bytes = _mm512_or_si512(bytes, x);
-    }
-    __mmask64 pass = _mm512_mask_test_epi8_mask(~_mm512_movepi8_mask(bytes), groups, groups);
+    for (int j = 1; j < K; ++j)
+      groups =
+          _mm512_and_si512(groups, _mm512_permutex2var_epi8(low[j], _mm512_loadu_si512(p + w + j), high[j]));
+    __mmask64 pass = _mm512_test_epi8_mask(groups, groups);
+    if (pass == 0) continue;
+    __m512i bytes = _mm512_loadu_si512(p + w);  // the places' bytes ORed: a sign bit marks a byte above 0x7f
+#pragma GCC unroll 5
+    for (int j = 1; j < K; ++j) bytes = _mm512_or_si512(bytes, _mm512_loadu_si512(p + w + j));
+    pass &= ~_mm512_movepi8_mask(bytes);
     if (pass != 0) {
       *mask = pass;
       return w;

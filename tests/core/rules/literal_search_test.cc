@@ -125,6 +125,23 @@ TEST_P(LiteralSearchEveryPass, FindsALiteralAtEveryOffsetAndAtTheVeryEnd) {
   }
 }
 
+// A byte above 0x7f looks up its ASCII alias's entry in VBMI's seven-bit tables:
+// a literal written with the high bit set on every byte passes that lookup and
+// must still not be found, in any place of a window, nor hide a real one after it.
+TEST_P(LiteralSearchEveryPass, ALiteralsHighBitAliasIsNotFound) {
+  auto search = LiteralSearch::Build(kLiterals, GetParam());
+  ASSERT_NE(search, nullptr);
+  for (const std::string& literal : kLiterals) {
+    std::string alias = literal;
+    for (char& c : alias) c = static_cast<char>(static_cast<unsigned char>(c) | 0x80);
+    for (size_t pad = 0; pad < 70; ++pad) {
+      std::string text = std::string(pad, 'a') + alias + alias;
+      EXPECT_EQ(search->FindInFirstLine(text), std::string_view::npos) << literal << " " << pad;
+      EXPECT_EQ(search->FindInFirstLine(text + literal), text.size()) << literal << " " << pad;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(FirstPass, LiteralSearchEveryPass,
                          ::testing::Values(LiteralSearch::FirstPass::kFastest,
                                            LiteralSearch::FirstPass::kAvx512Bw,
