@@ -150,9 +150,14 @@ bool LineReader::Next(Line* line) {
   }
 }
 
-void LineReader::Advance(size_t bytes) {
+// counted: what the finder counted of the pending bytes. Past counted.through
+// they are counted here; short of it, the bytes in between hold no newline
+// (they lie in the hit's line, whose newline before it ends `bytes`).
+void LineReader::Advance(size_t bytes, const NewlineTally& counted) {
   const char* begin = buf_.get() + start_;
-  line_number_ += CountNewlines(begin, bytes);
+  line_number_ += counted.newlines;
+  if (bytes > counted.through)
+    line_number_ += CountNewlines(begin + counted.through, bytes - counted.through);
   start_ += bytes;
   consumed_ += bytes;
 }
@@ -166,11 +171,12 @@ void LineReader::SkipUntil(const Finder& find) {
   for (;;) {
     const char* base = buf_.get() + start_;
     size_t pending = end_ - start_;
-    size_t hit = find(std::string_view(base, pending), consumed_);
+    NewlineTally counted;
+    size_t hit = find(std::string_view(base, pending), consumed_, &counted);
     size_t limit = hit == std::string_view::npos ? pending : hit;  // skip lines ending before here
     uint64_t hit_offset = consumed_ + hit;
     const void* last_nl = limit > 0 ? ::memrchr(base, '\n', limit) : nullptr;
-    if (last_nl) Advance(static_cast<size_t>(static_cast<const char*>(last_nl) - base) + 1);
+    if (last_nl) Advance(static_cast<size_t>(static_cast<const char*>(last_nl) - base) + 1, counted);
     if (hit != std::string_view::npos) {
       hit_pending_ = true;
       hit_offset_ = hit_offset;

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/input/count_newlines.h"
+
 namespace oomlens {
 
 /// One line without its '\n'. text stays valid until the next call to Next().
@@ -96,8 +98,9 @@ class LineReader {
   bool Next(Line* line);
 
   /// Returns the offset in text of the first byte of interest, or npos; offset
-  /// is where text starts in the input.
-  using Finder = std::function<size_t(std::string_view text, uint64_t offset)>;
+  /// is where text starts in the input. A finder that counts the newlines it
+  /// reads says so in *counted (which starts empty), and they are not counted again.
+  using Finder = std::function<size_t(std::string_view text, uint64_t offset, NewlineTally* counted)>;
   /// Drops whole lines that cannot matter without returning them: the next
   /// line Next() returns is the one holding the first byte find() reports (or
   /// the end of input). Line numbers and offsets stay exact. This is the fast
@@ -112,7 +115,7 @@ class LineReader {
   bool Fill();  // reads more bytes after compacting; false at end or error
   void SkipRestOfLine();
   void Emit(size_t length, bool truncated, Line* line);
-  void Advance(size_t bytes);  // drops bytes of whole lines, counting them
+  void Advance(size_t bytes, const NewlineTally& counted);  // drops bytes of whole lines, counting them
 
   ByteSource* source_;
   size_t chunk_, max_line_;

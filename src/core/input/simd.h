@@ -12,10 +12,11 @@
 
 namespace oomlens {
 
-/// True when the AVX2 paths may run here.
+/// True when the AVX2 paths may run here (with POPCNT, which every AVX2 CPU has,
+/// for counting the bits of a mask).
 inline bool CpuHasAvx2() {
 #ifdef OOMLENS_HAVE_AVX2_PATH
-  static const bool has = __builtin_cpu_supports("avx2");
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
   return has;
 #else
   return false;

@@ -61,7 +61,9 @@ class Recognizer {
   /// True when no message is open: lines without a literal cannot matter.
   bool idle() const { return open_.empty() && pending_.empty() && lines_.idle(); }
   /// Offset of the first literal in text, or npos (the prefilter).
-  size_t FindCandidate(std::string_view text) const { return prefilter_->Find(text); }
+  size_t FindCandidate(std::string_view text, NewlineTally* counted) const {
+    return prefilter_->Find(text, counted);
+  }
   const std::shared_ptr<const Prefilter>& shared_prefilter() const { return prefilter_; }
   /// Where figures (series and activity signatures read from one line) go, as
   /// views: cheaper than events on logs with a figure every step. Figures are

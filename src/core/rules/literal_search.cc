@@ -247,13 +247,24 @@ struct LiteralSearch::Tables {
 namespace {
 
 #ifdef OOMLENS_HAVE_AVX2_PATH
+// The newlines a first pass saw on its way (so the text the fast path skips is
+// not read again to count them): those of the windows it passed over are added
+// to `passed`; those of the window it stopped at are in `in_stop_window`, for
+// the caller to add if it goes on past that window.
+struct SeenNewlines {
+  size_t passed = 0;
+  size_t in_stop_window = 0;
+};
+
 // From window start `from` on, in steps of 32, the first window (start <= last)
 // holding a candidate position: returns its start and sets *mask (bit i:
 // position start + i). When none does, *mask is 0 and the result is the first
 // window start not tested.
 template <int K>
-__attribute__((target("avx2"))) size_t NextWindowAvx2(const uint8_t (*low_nibble)[16], const unsigned char* p,
-                                                      size_t from, size_t last, uint32_t* mask) {
+__attribute__((target("avx2,popcnt"))) size_t NextWindowAvx2(const uint8_t (*low_nibble)[16],
+                                                             const unsigned char* p, size_t from, size_t last,
+                                                             uint32_t* mask, SeenNewlines* seen) {
+  const __m256i newline = _mm256_set1_epi8('\n');
   const __m256i nibble = _mm256_set1_epi8(0x0f);
   const __m256i zero = _mm256_setzero_si256();
   const __m256i high_bit = _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8,
@@ -261,23 +272,30 @@ __attribute__((target("avx2"))) size_t NextWindowAvx2(const uint8_t (*low_nibble
   __m256i tables[K];
   for (int j = 0; j < K; ++j)
     tables[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(low_nibble[j])));
-  size_t w = from;
+  size_t w = from, count = 0;
   for (; w <= last; w += kWindow) {
-    __m256i miss = zero;
+    __m256i miss = zero, first = zero;
 #pragma GCC unroll 5
     for (int j = 0; j < K; ++j) {
       __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + w + j));
+      if (j == 0) first = x;
       __m256i rows = _mm256_shuffle_epi8(tables[j], _mm256_and_si256(x, nibble));
       __m256i row = _mm256_shuffle_epi8(high_bit, _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble));
       miss = _mm256_or_si256(miss, _mm256_cmpeq_epi8(_mm256_and_si256(rows, row), zero));
     }
     uint32_t found = ~static_cast<uint32_t>(_mm256_movemask_epi8(miss));
+    size_t here = static_cast<size_t>(
+        __builtin_popcount(static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(first, newline)))));
     if (found != 0) {
       *mask = found;
+      seen->passed += count;
+      seen->in_stop_window = here;
       return w;
     }
+    count += here;
   }
   *mask = 0;
+  seen->passed += count;
   return w;
 }
 
@@ -285,9 +303,12 @@ __attribute__((target("avx2"))) size_t NextWindowAvx2(const uint8_t (*low_nibble
 // into a mask register, so a place costs seven instructions for 64 positions
 // where AVX2 spends nine for 32.
 template <int K>
-__attribute__((target("avx512f,avx512bw"))) size_t NextWindowAvx512(const uint8_t (*low_nibble)[16],
-                                                                    const unsigned char* p, size_t from,
-                                                                    size_t last, uint64_t* mask) {
+__attribute__((target("avx512f,avx512bw,popcnt"))) size_t NextWindowAvx512(const uint8_t (*low_nibble)[16],
+                                                                           const unsigned char* p,
+                                                                           size_t from, size_t last,
+                                                                           uint64_t* mask,
+                                                                           SeenNewlines* seen) {
+  const __m512i newline = _mm512_set1_epi8('\n');
   const __m512i nibble = _mm512_set1_epi8(0x0f);
   // (maskz_: GCC 12 warns of the unmasked broadcast's undefined source)
   const __mmask16 all = 0xffff;
@@ -297,24 +318,31 @@ __attribute__((target("avx512f,avx512bw"))) size_t NextWindowAvx512(const uint8_
   for (int j = 0; j < K; ++j)
     tables[j] =
         _mm512_maskz_broadcast_i32x4(all, _mm_loadu_si128(reinterpret_cast<const __m128i*>(low_nibble[j])));
-  size_t w = from;
+  size_t w = from, count = 0;
   for (; w <= last; w += kWideWindow) {
     __mmask64 place[K];  // tested apart and combined after: a chain of masked tests waits on each
+    __mmask64 breaks = 0;
 #pragma GCC unroll 5
     for (int j = 0; j < K; ++j) {
       __m512i x = _mm512_loadu_si512(p + w + j);
+      if (j == 0) breaks = _mm512_cmpeq_epi8_mask(x, newline);
       __m512i rows = _mm512_shuffle_epi8(tables[j], _mm512_and_si512(x, nibble));
       __m512i row = _mm512_shuffle_epi8(high_bit, _mm512_and_si512(_mm512_srli_epi16(x, 4), nibble));
       place[j] = _mm512_test_epi8_mask(rows, row);
     }
     __mmask64 pass = place[0];
     for (int j = 1; j < K; ++j) pass &= place[j];
+    size_t here = static_cast<size_t>(__builtin_popcountll(breaks));
     if (pass != 0) {
       *mask = pass;
+      seen->passed += count;
+      seen->in_stop_window = here;
       return w;
     }
+    count += here;
   }
   *mask = 0;
+  seen->passed += count;
   return w;
 }
 
@@ -324,62 +352,69 @@ __attribute__((target("avx512f,avx512bw"))) size_t NextWindowAvx512(const uint8_
 // such bytes are taken out only in a window that passes (testing them in every
 // window was a fifth of the pass's instructions, and logs hold few).
 template <int K>
-__attribute__((target("avx512f,avx512bw,avx512vbmi"))) size_t NextWindowVbmi(const uint8_t (*group_bits)[128],
-                                                                             const unsigned char* p,
-                                                                             size_t from, size_t last,
-                                                                             uint64_t* mask) {
+__attribute__((target("avx512f,avx512bw,avx512vbmi,popcnt"))) size_t NextWindowVbmi(
+    const uint8_t (*group_bits)[128], const unsigned char* p, size_t from, size_t last, uint64_t* mask,
+    SeenNewlines* seen) {
+  const __m512i newline = _mm512_set1_epi8('\n');
   __m512i low[K], high[K];
   for (int j = 0; j < K; ++j) {
     low[j] = _mm512_loadu_si512(group_bits[j]);
     high[j] = _mm512_loadu_si512(group_bits[j] + 64);
   }
-  size_t w = from;
+  size_t w = from, count = 0;
   for (; w <= last; w += kWideWindow) {
-    __m512i groups = _mm512_permutex2var_epi8(low[0], _mm512_loadu_si512(p + w), high[0]);
+    __m512i first = _mm512_loadu_si512(p + w);
+    __mmask64 breaks = _mm512_cmpeq_epi8_mask(first, newline);
+    __m512i groups = _mm512_permutex2var_epi8(low[0], first, high[0]);
 #pragma GCC unroll 5
     for (int j = 1; j < K; ++j)
       groups =
           _mm512_and_si512(groups, _mm512_permutex2var_epi8(low[j], _mm512_loadu_si512(p + w + j), high[j]));
     __mmask64 pass = _mm512_test_epi8_mask(groups, groups);
-    if (pass == 0) continue;
-    __m512i bytes = _mm512_loadu_si512(p + w);  // the places' bytes ORed: a sign bit marks a byte above 0x7f
-#pragma GCC unroll 5
-    for (int j = 1; j < K; ++j) bytes = _mm512_or_si512(bytes, _mm512_loadu_si512(p + w + j));
-    pass &= ~_mm512_movepi8_mask(bytes);
     if (pass != 0) {
-      *mask = pass;
-      return w;
+      __m512i bytes = first;  // the places' bytes ORed: a sign bit marks a byte above 0x7f
+#pragma GCC unroll 5
+      for (int j = 1; j < K; ++j) bytes = _mm512_or_si512(bytes, _mm512_loadu_si512(p + w + j));
+      pass &= ~_mm512_movepi8_mask(bytes);
+      if (pass != 0) {
+        *mask = pass;
+        seen->passed += count;
+        seen->in_stop_window = static_cast<size_t>(__builtin_popcountll(breaks));
+        return w;
+      }
     }
+    count += static_cast<size_t>(__builtin_popcountll(breaks));
   }
   *mask = 0;
+  seen->passed += count;
   return w;
 }
 
 // The instances for fingerprints of k bytes.
 size_t NextWindow(int k, LiteralSearchSimd simd, const uint8_t (*low_nibble)[16],
                   const uint8_t (*group_bits)[128], const unsigned char* p, size_t from, size_t last,
-                  uint64_t* mask) {
+                  uint64_t* mask, SeenNewlines* seen) {
   static_assert(kMaxK == 5, "one instance per fingerprint length");
   if (simd == LiteralSearchSimd::kAvx512Vbmi) {
     switch (k) {
-      case 3: return NextWindowVbmi<3>(group_bits, p, from, last, mask);
-      case 4: return NextWindowVbmi<4>(group_bits, p, from, last, mask);
-      default: return NextWindowVbmi<5>(group_bits, p, from, last, mask);
+      case 3: return NextWindowVbmi<3>(group_bits, p, from, last, mask, seen);
+      case 4: return NextWindowVbmi<4>(group_bits, p, from, last, mask, seen);
+      default: return NextWindowVbmi<5>(group_bits, p, from, last, mask, seen);
     }
   }
   if (simd == LiteralSearchSimd::kAvx512) {
     switch (k) {
-      case 3: return NextWindowAvx512<3>(low_nibble, p, from, last, mask);
-      case 4: return NextWindowAvx512<4>(low_nibble, p, from, last, mask);
-      default: return NextWindowAvx512<5>(low_nibble, p, from, last, mask);
+      case 3: return NextWindowAvx512<3>(low_nibble, p, from, last, mask, seen);
+      case 4: return NextWindowAvx512<4>(low_nibble, p, from, last, mask, seen);
+      default: return NextWindowAvx512<5>(low_nibble, p, from, last, mask, seen);
     }
   }
   uint32_t narrow = 0;
   size_t at = from;
   switch (k) {
-    case 3: at = NextWindowAvx2<3>(low_nibble, p, from, last, &narrow); break;
-    case 4: at = NextWindowAvx2<4>(low_nibble, p, from, last, &narrow); break;
-    default: at = NextWindowAvx2<5>(low_nibble, p, from, last, &narrow); break;
+    case 3: at = NextWindowAvx2<3>(low_nibble, p, from, last, &narrow, seen); break;
+    case 4: at = NextWindowAvx2<4>(low_nibble, p, from, last, &narrow, seen); break;
+    default: at = NextWindowAvx2<5>(low_nibble, p, from, last, &narrow, seen); break;
   }
   *mask = narrow;
   return at;
@@ -457,7 +492,8 @@ bool LiteralSearch::Verify(std::string_view text, size_t pos, OnMatch& on_match)
 }
 
 template <typename OnMatch>
-bool LiteralSearch::Scan(std::string_view text, OnMatch on_match) const {
+bool LiteralSearch::Scan(std::string_view text, OnMatch on_match,
+                         [[maybe_unused]] NewlineTally* counted) const {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();
   const size_t k = static_cast<size_t>(k_);
@@ -470,15 +506,20 @@ bool LiteralSearch::Scan(std::string_view text, OnMatch on_match) const {
   const auto* groups = reinterpret_cast<const uint8_t(*)[128]>(tables_->group_bits.data());
   if (simd != LiteralSearchSimd::kNone && n >= k - 1 + window) {
     const size_t last = n - (k - 1) - window;  // last window start whose loads stay inside text
+    SeenNewlines seen;                         // passed: in text[0, pos)
     while (pos <= last) {
       uint64_t mask = 0;
-      pos = NextWindow(k_, simd, low, groups, p, pos, last, &mask);
+      pos = NextWindow(k_, simd, low, groups, p, pos, last, &mask, &seen);
       if (mask == 0) break;
       for (; mask != 0; mask &= mask - 1) {
-        if (!Verify(text, pos + static_cast<size_t>(__builtin_ctzll(mask)), on_match)) return false;
+        if (Verify(text, pos + static_cast<size_t>(__builtin_ctzll(mask)), on_match)) continue;
+        if (counted) *counted = NewlineTally{pos, seen.passed};
+        return false;
       }
+      seen.passed += seen.in_stop_window;
       pos += window;
     }
+    if (counted) *counted = NewlineTally{pos, seen.passed};
   }
   if (simd != LiteralSearchSimd::kNone && pos + k <= n) {
     // The rest, shorter than a window and its reach (all of a short line, which a
@@ -488,7 +529,8 @@ bool LiteralSearch::Scan(std::string_view text, OnMatch on_match) const {
     const size_t rest = n - pos, positions = rest - k + 1;  // rest < window + k - 1
     std::memcpy(tail, p + pos, rest);
     uint64_t mask = 0;
-    NextWindow(k_, simd, low, groups, tail, 0, 0, &mask);
+    SeenNewlines uncounted;  // the caller counts the rest
+    NextWindow(k_, simd, low, groups, tail, 0, 0, &mask, &uncounted);
     mask &= (uint64_t{1} << positions) - 1;  // positions < window <= 64
     for (; mask != 0; mask &= mask - 1) {
       if (!Verify(text, pos + static_cast<size_t>(__builtin_ctzll(mask)), on_match)) return false;
@@ -505,15 +547,19 @@ bool LiteralSearch::Scan(std::string_view text, OnMatch on_match) const {
   return true;
 }
 
-size_t LiteralSearch::FindInFirstLine(std::string_view text) const {
+size_t LiteralSearch::FindInFirstLine(std::string_view text, NewlineTally* counted) const {
   // The first exact fingerprint in text order belongs to a literal of the first
   // line holding one: a literal in an earlier line would have its fingerprint,
   // which lies inside it, earlier.
   size_t found = std::string_view::npos;
-  Scan(text, [&found](uint32_t, size_t start) {
-    found = start;
-    return false;
-  });
+  if (counted) *counted = NewlineTally{};
+  Scan(
+      text,
+      [&found](uint32_t, size_t start) {
+        found = start;
+        return false;
+      },
+      counted);
   return found;
 }
 

@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/input/count_newlines.h"
+
 namespace oomlens {
 
 class LiteralSearch {
@@ -39,7 +41,9 @@ class LiteralSearch {
 
   /// Start of a literal that lies in the first line of text holding any, or npos.
   /// (Not always the leftmost literal of that line: callers want the line.)
-  size_t FindInFirstLine(std::string_view text) const;
+  /// *counted, when given, says how many newlines the text holds up to where the
+  /// search stopped counting (a window before the hit; before the last few bytes).
+  size_t FindInFirstLine(std::string_view text, NewlineTally* counted = nullptr) const;
   /// Calls found(literal index) for each occurrence in text (a literal can be
   /// reported more than once). Stops early when found returns false.
   void ForEach(std::string_view text, const std::function<bool(size_t)>& found) const;
@@ -61,8 +65,9 @@ class LiteralSearch {
   LiteralSearch() = default;
   // Calls on_match(literal, start) for each literal occurrence, in order of
   // fingerprint position, until it returns false. Returns false when stopped.
+  // Counts newlines into *counted where given (FindInFirstLine).
   template <typename OnMatch>
-  bool Scan(std::string_view text, OnMatch on_match) const;
+  bool Scan(std::string_view text, OnMatch on_match, NewlineTally* counted = nullptr) const;
   template <typename OnMatch>
   bool Verify(std::string_view text, size_t pos, OnMatch& on_match) const;
 

@@ -66,8 +66,8 @@ bool Prefilter::MayMatch(std::string_view text) const {
   return RE2::PartialMatch(re2::StringPiece(text), *any_);
 }
 
-size_t Prefilter::Find(std::string_view text) const {
-  if (first_pass_) return first_pass_->FindInFirstLine(text);
+size_t Prefilter::Find(std::string_view text, NewlineTally* counted) const {
+  if (first_pass_) return first_pass_->FindInFirstLine(text, counted);
   if (!any_) return literals_.empty() ? std::string_view::npos : 0;
   re2::StringPiece match;
   if (!any_->Match(re2::StringPiece(text), 0, text.size(), RE2::UNANCHORED, &match, 1)) {

@@ -28,7 +28,8 @@ class Prefilter {
   /// True when text holds at least one literal.
   bool MayMatch(std::string_view text) const;
   /// Offset of a literal in the first line of text that holds one, or npos.
-  size_t Find(std::string_view text) const;
+  /// *counted, when given, gets the newlines the search counted on its way.
+  size_t Find(std::string_view text, NewlineTally* counted = nullptr) const;
   /// Lists in *present the index of every literal text holds (an index may
   /// appear more than once), in one pass. Returns false when none is there.
   bool Which(std::string_view text, std::vector<size_t>* present) const;

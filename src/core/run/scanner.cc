@@ -120,8 +120,8 @@ struct Scanner::State {
     recognizer.BeginInput(name, index, host);
     LineReader reader(source, LineReader::kDefaultChunk, options.max_line_bytes);
     Line line;
-    LineReader::Finder find = [this, ahead](std::string_view text, uint64_t offset) {
-      return ahead ? ahead->Find(text, offset) : recognizer.FindCandidate(text);
+    LineReader::Finder find = [this, ahead](std::string_view text, uint64_t offset, NewlineTally* counted) {
+      return ahead ? ahead->Find(text, offset) : recognizer.FindCandidate(text, counted);
     };
     for (;;) {
       if (recognizer.idle()) reader.SkipUntil(find);  // the fast path

@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
 #include "core/input/count_newlines.h"
+#include "core/rules/literal_search.h"
 
 namespace oomlens {
 namespace {
@@ -95,7 +97,7 @@ TEST(LineReader, MarksTheLineHoldingTheHitOfSkipUntil) {
   std::string text = "noise\nmore noise\nthe HIT line\nafter\n";
   StringSource source(text);
   LineReader reader(&source, 8, 64);  // small chunks: the hit is found after refills
-  reader.SkipUntil([](std::string_view t, uint64_t) { return t.find("HIT"); });
+  reader.SkipUntil([](std::string_view t, uint64_t, NewlineTally*) { return t.find("HIT"); });
   Line line;
   ASSERT_TRUE(reader.Next(&line));
   EXPECT_EQ(line.text, "the HIT line");
@@ -104,6 +106,40 @@ TEST(LineReader, MarksTheLineHoldingTheHitOfSkipUntil) {
   ASSERT_TRUE(reader.Next(&line));
   EXPECT_EQ(line.text, "after");
   EXPECT_FALSE(line.holds_hit);
+}
+
+// The literal search counts the newlines of the windows it passes: the reader
+// counts only the rest, and every line number stays exact, whatever the chunk
+// and wherever the hits and the chunk ends fall.
+TEST(LineReader, NewlinesTheFinderCountedAreNotCountedAgain) {
+  auto search = LiteralSearch::Build({"OOMKilled", "RESOURCE_EXHAUSTED"});
+  ASSERT_NE(search, nullptr);
+  std::mt19937 rng(5);
+  std::string text;
+  std::vector<uint64_t> expected;  // numbers of the lines holding a literal
+  for (uint64_t number = 1; number <= 3000; ++number) {
+    text += std::string(rng() % 200, "ab 19:."[rng() % 7]);
+    if (rng() % 40 == 0) {
+      text += rng() % 2 ? "OOMKilled" : "RESOURCE_EXHAUSTED";
+      expected.push_back(number);
+    }
+    text += "\n";
+  }
+  for (size_t chunk : {64, 1000, 65536}) {
+    StringSource source(text);
+    LineReader reader(&source, chunk, 1 << 20);
+    std::vector<uint64_t> found;
+    Line line;
+    for (;;) {
+      reader.SkipUntil([&search](std::string_view t, uint64_t, NewlineTally* counted) {
+        return search->FindInFirstLine(t, counted);
+      });
+      if (!reader.Next(&line)) break;
+      if (line.holds_hit) found.push_back(line.number);
+    }
+    EXPECT_EQ(found, expected) << chunk;
+    EXPECT_EQ(reader.lines_read(), 3000u) << chunk;
+  }
 }
 
 }  // namespace

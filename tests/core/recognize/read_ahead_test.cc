@@ -168,7 +168,8 @@ TEST_F(ReadAheadTest, HoldsAFewChunksWhateverTheLineLength) {
   Line line;
   size_t lines = 0;
   for (;; ++lines) {
-    reader.SkipUntil([&ahead](std::string_view t, uint64_t offset) { return ahead.Find(t, offset); });
+    reader.SkipUntil(
+        [&ahead](std::string_view t, uint64_t offset, NewlineTally*) { return ahead.Find(t, offset); });
     if (!reader.Next(&line)) break;
     ahead.PreparedAt(line.offset);
   }
@@ -191,7 +192,8 @@ TEST_F(ReadAheadTest, TheSecondThreadReadsFigureLinesForTheScanner) {
   std::vector<std::optional<PreparedFigure>> prepared;  // asked for as the scanner does, line by line
   Line line;
   for (;;) {
-    reader.SkipUntil([&ahead](std::string_view t, uint64_t offset) { return ahead.Find(t, offset); });
+    reader.SkipUntil(
+        [&ahead](std::string_view t, uint64_t offset, NewlineTally*) { return ahead.Find(t, offset); });
     if (!reader.Next(&line)) break;
     candidates.push_back(line.offset);
     const PreparedFigure* read_ahead = ahead.PreparedAt(line.offset);

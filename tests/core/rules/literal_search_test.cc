@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "core/input/count_newlines.h"
 #include "core/rules/prefilter.h"
 #include "oomlens/rules.h"
 
@@ -103,7 +104,14 @@ TEST_P(LiteralSearchEveryPass, AgreesWithPlainFindOnRandomTextForEveryFingerprin
       std::vector<size_t> collected = {99};  // cleared first
       search->Collect(text, &collected);
       ASSERT_EQ(std::set<size_t>(collected.begin(), collected.end()), found) << "text: " << text;
-      size_t first = search->FindInFirstLine(text);
+      NewlineTally counted{99, 99};  // reset by the search
+      size_t first = search->FindInFirstLine(text, &counted);
+      // Counted up to the hit's line at most (a window can start inside the literal).
+      ASSERT_LE(counted.through, text.size()) << "text: " << text;
+      ASSERT_EQ(counted.newlines, CountNewlines(text.data(), counted.through)) << "text: " << text;
+      if (first < counted.through) {
+        ASSERT_EQ(CountNewlines(text.data() + first, counted.through - first), 0u) << "text: " << text;
+      }
       size_t expected = NaiveFirstLine(literals, text);
       if (expected == std::string_view::npos) {
         ASSERT_EQ(first, std::string_view::npos) << "text: " << text;
