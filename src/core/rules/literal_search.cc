@@ -270,6 +270,7 @@ __attribute__((target("avx2,popcnt"))) size_t NextWindowAvx2(const uint8_t (*low
   const __m256i high_bit = _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8,
                                             16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
   __m256i tables[K];
+#pragma GCC unroll 5
   for (int j = 0; j < K; ++j)
     tables[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(low_nibble[j])));
   size_t w = from, count = 0;
@@ -315,6 +316,7 @@ __attribute__((target("avx512f,avx512bw,popcnt"))) size_t NextWindowAvx512(const
   const __m512i high_bit =
       _mm512_maskz_broadcast_i32x4(all, _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0));
   __m512i tables[K];
+#pragma GCC unroll 5
   for (int j = 0; j < K; ++j)
     tables[j] =
         _mm512_maskz_broadcast_i32x4(all, _mm_loadu_si128(reinterpret_cast<const __m128i*>(low_nibble[j])));
@@ -357,6 +359,7 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,popcnt"))) size_t NextWindowV
     SeenNewlines* seen) {
   const __m512i newline = _mm512_set1_epi8('\n');
   __m512i low[K], high[K];
+#pragma GCC unroll 5
   for (int j = 0; j < K; ++j) {
     low[j] = _mm512_loadu_si512(group_bits[j]);
     high[j] = _mm512_loadu_si512(group_bits[j] + 64);
