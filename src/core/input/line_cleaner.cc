@@ -286,7 +286,7 @@ std::string StripAnsi(std::string_view text) {
   return out;
 }
 
-const CleanLine& LineCleaner::Clean(std::string_view raw) {
+const CleanLine& LineCleaner::Clean(std::string_view raw, std::string_view host_when_none) {
   while (!raw.empty() && (raw.back() == '\r' || raw.back() == '\n')) raw.remove_suffix(1);
   const void* cr =
       raw.empty() ? nullptr : ::memrchr(raw.data(), '\r', raw.size());  // a progress-bar overwrite
@@ -296,14 +296,16 @@ const CleanLine& LineCleaner::Clean(std::string_view raw) {
     raw = scratch_;
   }
   result_.display = raw;
-  result_.context = LineContext{};
+  for (std::string* field :
+       {&result_.context.host, &result_.context.rank, &result_.context.level, &result_.context.timestamp})
+    field->clear();  // keeps their room: a line is cleaned for every candidate
   std::string_view text = raw;
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   std::vector<int>& hits = hits_;
   for (int round = 0; round < kMaxPrefixes && !text.empty(); ++round) {
     std::string_view level, timestamp;
     if (size_t glog = GlogPrefix(text, &level, &timestamp)) {
-      result_.context.level = std::string(level);
+      result_.context.level.assign(level);
       KeepTimestamp(timestamp, &result_.context.timestamp);
       text.remove_prefix(glog);
       while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
@@ -316,7 +318,7 @@ const CleanLine& LineCleaner::Clean(std::string_view raw) {
       continue;
     }
     if (size_t dash = DashLoggingPrefix(text, &level)) {  // kPrefixes[4]: no earlier one starts with '-'
-      result_.context.level = std::string(level);
+      result_.context.level.assign(level);
       text.remove_prefix(dash);
       while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
       continue;
@@ -363,6 +365,7 @@ const CleanLine& LineCleaner::Clean(std::string_view raw) {
   while (!text.empty() && (text.back() == '`' || text.back() == ' ' || text.back() == '\t'))
     text.remove_suffix(1);
   result_.message = text;
+  if (result_.context.host.empty()) result_.context.host.assign(host_when_none);
   return result_;
 }
 

@@ -39,8 +39,9 @@ class LineCleaner {
   LineCleaner(const LineCleaner&) = delete;
   LineCleaner& operator=(const LineCleaner&) = delete;
 
-  /// Cleans raw. The result is valid until the next call.
-  const CleanLine& Clean(std::string_view raw);
+  /// Cleans raw. The result is valid until the next call. Its host is
+  /// host_when_none when no prefix names one (the stream's, from its envelope).
+  const CleanLine& Clean(std::string_view raw, std::string_view host_when_none = {});
 
  private:
   struct Patterns;

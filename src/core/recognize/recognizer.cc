@@ -269,8 +269,7 @@ int Recognizer::HoldsStart(std::string_view text) {
 
 void Recognizer::FeedLogical(std::string_view text, uint64_t number, std::string_view host) {
   current_line_ = number;
-  CleanLine clean = cleaner_.Clean(text);  // a copy: the cleaner's buffer is reused below
-  if (clean.context.host.empty()) clean.context.host = host;
+  const CleanLine& clean = cleaner_.Clean(text, host);  // valid until the next line's
   const std::string& stream = clean.context.host;
   auto it = open_.find(stream);
   if (it != open_.end()) {
