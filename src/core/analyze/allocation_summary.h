@@ -68,6 +68,8 @@ class ListingSummarizer : public ListingSink {
   Tally allocated_, free_;
   int64_t largest_free_ = 0;
   Tallies owners_, labels_, identical_;
+  int64_t formatted_size_ = -1;      // the last size keyed in identical_ (sizes counted are >= 0)
+  std::string formatted_size_text_;  // and its FormatSize
   std::optional<Allocation> largest_, most_padded_;
   double padding_ = 0, padding_tolerance_ = 0, largest_padding_ = -1, expansion_ = 0;
 };

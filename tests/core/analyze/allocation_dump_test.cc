@@ -95,6 +95,25 @@ TEST_F(AllocationDumpTest, FiveThousandEntriesGiveASummaryUnderFortyLines) {
   EXPECT_EQ(doc["incidents"][0]["allocations"][4999]["offset"], "0x1387000");
 }
 
+// Identical buffers share a shape and a printed size: sizes that alternate from
+// entry to entry stay apart, and a byte more than 4.00M prints as 4.00M and joins it.
+TEST_F(AllocationDumpTest, IdenticalBuffersShareAShapeAndAPrintedSize) {
+  std::string text = std::string(kOom) + "Live allocations at OOM: 35 blocks\n";
+  for (int k = 0; k < 35; ++k) {
+    const char* size = k >= 30 ? "4194305B" : k % 2 == 0 ? "4.00M" : "2.00M";
+    text += "  size=" + std::string(size) +
+            " state=allocated owner=jit_a shape=f32[8] id=" + std::to_string(k) + "\n";
+  }
+  Report report = Scan(text);
+  ASSERT_EQ(report.incidents.size(), 1u);
+  const Incident& i = report.incidents[0];
+  EXPECT_EQ(Derived(i, "identical_buffers_count"), 20);  // 15 of 4.00M and 5 of 4.00M + 1 byte
+  EXPECT_EQ(Derived(i, "identical_buffers_bytes"), 15 * (4ll << 20) + 5 * ((4ll << 20) + 1));
+  auto shape = i.derived.find("identical_buffers_shape");
+  ASSERT_NE(shape, i.derived.end());
+  EXPECT_EQ(shape->second.text, "f32[8], 4.00M");
+}
+
 TEST_F(AllocationDumpTest, ADumpLongerThanKeptSaysSo) {
   std::string text = kOom;
   const int kEntries = 100005;  // the key=value layout keeps 100,000
