@@ -119,6 +119,7 @@ class FingerprintChooser {
   FingerprintChooser(const std::vector<std::string>& literals, int k) : literals_(literals), k_(k) {
     verify_cost_.resize(literals.size());  // the same whatever the others pick: weighed once
     for (size_t i = 0; i < literals.size(); ++i) {
+      verify_cost_[i].reserve(literals[i].size() + 1 - static_cast<size_t>(k_));  // k_ <= every size
       for (size_t offset = 0; offset + static_cast<size_t>(k_) <= literals[i].size(); ++offset) {
         std::string_view fingerprint = std::string_view(literals[i]).substr(offset, static_cast<size_t>(k_));
         verify_cost_[i].push_back(
@@ -445,12 +446,14 @@ std::unique_ptr<LiteralSearch> LiteralSearch::Build(const std::vector<std::strin
   search->literals_ = literals;
   search->k_ = k;
   search->tables_ = std::make_unique<Tables>();
-  std::vector<std::vector<Entry>> buckets(kBuckets);
+  std::vector<Entry> entries;
   std::vector<uint64_t> keys;
+  entries.reserve(literals.size());
+  keys.reserve(literals.size());
   for (size_t i = 0; i < literals.size(); ++i) {
     const auto* bytes = reinterpret_cast<const unsigned char*>(literals[i].data()) + offsets[i];
     uint64_t key = KeyAt(bytes, k);
-    buckets[Hash(key)].push_back(Entry{key, static_cast<uint32_t>(i), static_cast<uint32_t>(offsets[i])});
+    entries.push_back(Entry{key, static_cast<uint32_t>(i), static_cast<uint32_t>(offsets[i])});
     keys.push_back(key);
     for (int j = 0; j < k; ++j) {
       search->tables_->member[j][bytes[j]] = true;
@@ -461,12 +464,7 @@ std::unique_ptr<LiteralSearch> LiteralSearch::Build(const std::vector<std::strin
   for (size_t i = 0; i < keys.size(); ++i)
     for (int j = 0; j < k; ++j)  // fingerprints are ASCII (Usable)
       search->tables_->group_bits[j][(keys[i] >> (8 * j)) & 0x7f] |= static_cast<uint8_t>(1u << group[i]);
-  search->bucket_start_.reserve(kBuckets + 1);
-  for (const auto& bucket : buckets) {
-    search->bucket_start_.push_back(static_cast<uint32_t>(search->entries_.size()));
-    search->entries_.insert(search->entries_.end(), bucket.begin(), bucket.end());
-  }
-  search->bucket_start_.push_back(static_cast<uint32_t>(search->entries_.size()));
+  search->Index(entries);
   using Simd = LiteralSearchSimd;
   Simd& simd = search->tables_->simd;
   if (first_pass == FirstPass::kFastest && CpuHasAvx512Vbmi()) simd = Simd::kAvx512Vbmi;
@@ -474,6 +472,18 @@ std::unique_ptr<LiteralSearch> LiteralSearch::Build(const std::vector<std::strin
     simd = Simd::kAvx512;
   else if (first_pass != FirstPass::kPortable && CpuHasAvx2()) simd = Simd::kAvx2;
   return search;
+}
+
+// entries_ grouped by hash bucket, each bucket in the literals' order (the order
+// Verify reports them in), and where each bucket starts: a counting sort (a
+// vector per bucket was a tenth of start-up's index).
+void LiteralSearch::Index(const std::vector<Entry>& entries) {
+  bucket_start_.assign(kBuckets + 1, 0);
+  for (const Entry& e : entries) ++bucket_start_[Hash(e.key) + 1];
+  for (size_t b = 0; b < kBuckets; ++b) bucket_start_[b + 1] += bucket_start_[b];
+  std::vector<uint32_t> next(bucket_start_.begin(), bucket_start_.end() - 1);
+  entries_.resize(entries.size());
+  for (const Entry& e : entries) entries_[next[Hash(e.key)]++] = e;
 }
 
 template <typename OnMatch>

@@ -63,6 +63,7 @@ class LiteralSearch {
   struct Tables;
 
   LiteralSearch() = default;
+  void Index(const std::vector<Entry>& entries);  // fills entries_ and bucket_start_
   // Calls on_match(literal, start) for each literal occurrence, in order of
   // fingerprint position, until it returns false. Returns false when stopped.
   // Counts newlines into *counted where given (FindInFirstLine).
