@@ -276,16 +276,16 @@ __attribute__((target("avx2,popcnt"))) size_t NextWindowAvx2(const uint8_t (*low
     tables[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(low_nibble[j])));
   size_t w = from, count = 0;
   for (; w <= last; w += kWindow) {
-    __m256i miss = zero, first = zero;
+    __m256i miss = zero;
 #pragma GCC unroll 5
     for (int j = 0; j < K; ++j) {
       __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + w + j));
-      if (j == 0) first = x;
       __m256i rows = _mm256_shuffle_epi8(tables[j], _mm256_and_si256(x, nibble));
       __m256i row = _mm256_shuffle_epi8(high_bit, _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble));
       miss = _mm256_or_si256(miss, _mm256_cmpeq_epi8(_mm256_and_si256(rows, row), zero));
     }
     uint32_t found = ~static_cast<uint32_t>(_mm256_movemask_epi8(miss));
+    __m256i first = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + w));  // place 0's load again
     size_t here = static_cast<size_t>(
         __builtin_popcount(static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(first, newline)))));
     if (found != 0) {
@@ -324,18 +324,17 @@ __attribute__((target("avx512f,avx512bw,popcnt"))) size_t NextWindowAvx512(const
   size_t w = from, count = 0;
   for (; w <= last; w += kWideWindow) {
     __mmask64 place[K];  // tested apart and combined after: a chain of masked tests waits on each
-    __mmask64 breaks = 0;
 #pragma GCC unroll 5
     for (int j = 0; j < K; ++j) {
       __m512i x = _mm512_loadu_si512(p + w + j);
-      if (j == 0) breaks = _mm512_cmpeq_epi8_mask(x, newline);
       __m512i rows = _mm512_shuffle_epi8(tables[j], _mm512_and_si512(x, nibble));
       __m512i row = _mm512_shuffle_epi8(high_bit, _mm512_and_si512(_mm512_srli_epi16(x, 4), nibble));
       place[j] = _mm512_test_epi8_mask(rows, row);
     }
     __mmask64 pass = place[0];
     for (int j = 1; j < K; ++j) pass &= place[j];
-    size_t here = static_cast<size_t>(__builtin_popcountll(breaks));
+    size_t here =
+        static_cast<size_t>(__builtin_popcountll(_mm512_cmpeq_epi8_mask(_mm512_loadu_si512(p + w), newline)));
     if (pass != 0) {
       *mask = pass;
       seen->passed += count;
