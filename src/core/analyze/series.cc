@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "core/model/ascii.h"
 #include "core/model/fact_values.h"
 #include "oomlens/size.h"
 
@@ -59,7 +60,7 @@ SeriesCollector::Building& SeriesCollector::SeriesFor(int input_index, std::stri
   constexpr size_t kRecent = 16;
   // Devices' keys differ mostly in their last byte ("TPU_0" ... "TPU_7"): tested first.
   auto same = [](std::string_view a, std::string_view b) {
-    return a.size() == b.size() && (a.empty() || a.back() == b.back()) && a == b;
+    return a.size() == b.size() && (a.empty() || a.back() == b.back()) && SameBytes(a, b);
   };
   for (const auto& [k, building] : recent_) {
     if (std::get<0>(*k) == input_index && same(std::get<3>(*k), key) && same(std::get<2>(*k), name) &&

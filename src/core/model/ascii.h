@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace oomlens {
@@ -13,6 +15,51 @@ namespace oomlens {
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 inline bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 inline bool IsAlnum(char c) { return IsDigit(c) || IsAlpha(c); }
+
+/// Whether the n bytes at a and b are equal. The strings compared on every
+/// candidate line (literals, a pattern's leading bytes, a series' key) are short:
+/// one or two word compares, overlapping where n is no multiple of the word,
+/// instead of a call to memcmp. Reads only [a, a + n) and [b, b + n).
+inline bool SameBytes(const char* a, const char* b, size_t n) {
+  auto word8 = [](const char* p) {
+    uint64_t w;
+    std::memcpy(&w, p, sizeof w);
+    return w;
+  };
+  auto word4 = [](const char* p) {
+    uint32_t w;
+    std::memcpy(&w, p, sizeof w);
+    return w;
+  };
+  if (n >= 8) {
+    if (word8(a) != word8(b) || word8(a + n - 8) != word8(b + n - 8)) return false;
+    return n <= 16 || std::memcmp(a + 8, b + 8, n - 16) == 0;
+  }
+  if (n >= 4) return word4(a) == word4(b) && word4(a + n - 4) == word4(b + n - 4);
+  for (size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
+inline bool SameBytes(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && SameBytes(a.data(), b.data(), a.size());
+}
+
+/// text.find(needle, from) for a short, non-empty needle: memchr to each place
+/// its first byte is, SameBytes for the rest there.
+inline size_t FindBytes(std::string_view text, std::string_view needle, size_t from) {
+  if (from > text.size() || needle.size() > text.size() - from) return std::string_view::npos;
+  const char* p = text.data() + from;
+  const char* last = text.data() + (text.size() - needle.size());  // the last place it may start
+  while (p <= last) {
+    const void* hit = std::memchr(p, needle[0], static_cast<size_t>(last - p) + 1);
+    if (!hit) return std::string_view::npos;
+    p = static_cast<const char*>(hit);
+    if (SameBytes(p + 1, needle.data() + 1, needle.size() - 1)) return static_cast<size_t>(p - text.data());
+    ++p;
+  }
+  return std::string_view::npos;
+}
 
 inline bool EqualIgnoringCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/input/simd.h"
+#include "core/model/ascii.h"
 
 namespace oomlens {
 namespace {
@@ -496,7 +497,7 @@ bool LiteralSearch::Verify(std::string_view text, size_t pos, OnMatch& on_match)
     size_t start = pos - entry.offset;
     const std::string& literal = literals_[entry.literal];
     if (start + literal.size() > text.size() ||
-        std::memcmp(text.data() + start, literal.data(), literal.size()) != 0)
+        !SameBytes(text.data() + start, literal.data(), literal.size()))
       continue;
     if (!on_match(entry.literal, start)) return false;
   }

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "core/model/ascii.h"
 #include "core/rules/pattern_program.h"
 #include "core/rules/pattern_syntax.h"
 
@@ -179,7 +180,7 @@ SimplePattern::Result SimplePattern::Match(std::string_view text, size_t pos, st
   size_t budget = 4 * (text.size() - std::min(pos, text.size())) + 256;  // bytes read, then RE2 takes over
   for (size_t start = pos; start <= text.size(); ++start) {
     if (!prefix_.empty()) {
-      start = text.find(prefix_, start);
+      start = FindBytes(text, prefix_, start);
       if (start == std::string_view::npos) return Result::kNoMatch;
     } else if (items_[0].min > 0 &&
                (start == text.size() || !Has(items_[0].set, static_cast<unsigned char>(text[start])))) {
