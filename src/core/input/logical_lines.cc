@@ -18,9 +18,9 @@ LogicalLines::LogicalLines(Sink sink, HoldsStart holds_start, MayMatter may_matt
       may_matter_(std::move(may_matter)),
       paste_(
           [this](std::string_view text, uint64_t number, const std::string& host,
-                 const std::vector<std::string_view>& physical, bool literal_free) {
+                 const std::vector<std::string_view>& physical, int known_start) {
             bool reshaped = physical.size() > 1 || (physical.size() == 1 && physical[0] != text);
-            sink_(LogicalLine{text, number, host, false, reshaped ? &physical : nullptr, literal_free});
+            sink_(LogicalLine{text, number, host, false, reshaped ? &physical : nullptr, known_start});
           },
           std::move(holds_start)) {}
 

@@ -34,7 +34,11 @@ struct LogicalLine {
   bool known_candidate = false;  ///< already known to hold a literal: recognition need not look
   /// The printed lines a paste was restored from, when they differ from text (for excerpts); else null.
   const std::vector<std::string_view>* physical = nullptr;
-  bool known_clear = false;  ///< already known to hold no literal (the paste restorer looked)
+  /// What the paste restorer's start test (LogicalLines::HoldsStart) said of text,
+  /// PasteRestorer::kNotTested when it did not test text as it is here.
+  int known_start = PasteRestorer::kNotTested;
+  /// Already known to hold no literal (the paste restorer looked).
+  bool known_clear() const { return known_start == PasteRestorer::kNoLiteral; }
 };
 
 class LogicalLines {

@@ -368,7 +368,7 @@ void PasteRestorer::Push(std::string_view text, uint64_t number, const std::stri
   if (!piece.breaks && !piece.item && starts_message_) {  // a record's too: it is no rest of a wrap
     std::string_view content = piece.content(), trimmed = TrimLeft(content);
     int start = starts_message_(trimmed);
-    piece.literal_free = start == kNoLiteral && trimmed.size() == content.size();  // the text sent
+    if (trimmed.size() == content.size()) piece.sent_start = start;  // the text sent
     piece.start_of = std::max(start, 0);
     piece.holds_start = piece.start_of != 0;
   }
@@ -558,8 +558,8 @@ void PasteRestorer::Send(std::string_view logical, const std::vector<Piece>& blo
   physical_.clear();
   for (size_t i = first; i < end; ++i) physical_.push_back(block[i].printed);
   const Piece& alone = block[first];
-  bool literal_free = end == first + 1 && alone.literal_free && logical.size() == alone.content().size();
-  sink_(logical, alone.number, alone.host, physical_, literal_free);
+  bool as_tested = end == first + 1 && logical.size() == alone.content().size();
+  sink_(logical, alone.number, alone.host, physical_, as_tested ? alone.sent_start : kNotTested);
 }
 
 // The printed buffers of block[first, end), sent: spare room for the lines to come

@@ -45,15 +45,17 @@ class PasteRestorer {
  public:
   /// Receives each logical line with the number of its first physical line and
   /// the physical lines it was restored from, as printed (for excerpts).
-  /// literal_free: it is one physical line of which StartsMessage said kNoLiteral, so
-  /// recognition need not search it for literals again.
+  /// known_start: what StartsMessage said of text, when text is one physical line
+  /// sent as it was tested (recognition need not search it or look for its start
+  /// again); kNotTested otherwise.
   using Sink = std::function<void(std::string_view text, uint64_t number, const std::string& host,
-                                  const std::vector<std::string_view>& physical, bool literal_free)>;
+                                  const std::vector<std::string_view>& physical, int known_start)>;
   /// Which message's start text holds (it is recognised on its own): 0 for none,
   /// kNoLiteral when it holds none of the rules' literals either (nothing in it can
   /// matter to recognition), else a number that is the same for every start of one signature.
   using StartsMessage = std::function<int(std::string_view text)>;
   static constexpr int kNoLiteral = -1;
+  static constexpr int kNotTested = -2;  ///< StartsMessage was not asked of a logical line as sent
 
   static constexpr uint64_t kWindowBytes = 1 << 20;
   static constexpr size_t kMaxBlockLines = 256;
@@ -119,15 +121,15 @@ class PasteRestorer {
     bool inner_space = false;  ///< raw has a space after its first word: wider than one word
     uint64_t number = 0;
     std::string host;
-    int depth = 0;               ///< quote depth
-    bool breaks = false;         ///< blank or a fence: ends a block
-    bool item = false;           ///< a list item: starts a new line
-    bool log_prefix = false;     ///< starts with a log record's prefix
-    bool starts_record = false;  ///< a log prefix, a traceback line or an exception: never continues
-    bool holds_start = false;    ///< holds a message's start: continues only a line cut mid-sentence
-    int start_of = 0;            ///< whose start it holds (StartsMessage)
-    bool literal_free = false;   ///< its content holds no literal (StartsMessage: kNoLiteral)
-    bool bare_prefix = false;    ///< a log prefix and nothing else: the message was cut off it
+    int depth = 0;                ///< quote depth
+    bool breaks = false;          ///< blank or a fence: ends a block
+    bool item = false;            ///< a list item: starts a new line
+    bool log_prefix = false;      ///< starts with a log record's prefix
+    bool starts_record = false;   ///< a log prefix, a traceback line or an exception: never continues
+    bool holds_start = false;     ///< holds a message's start: continues only a line cut mid-sentence
+    int start_of = 0;             ///< whose start it holds (StartsMessage)
+    int sent_start = kNotTested;  ///< StartsMessage of its content, when that is what would be sent
+    bool bare_prefix = false;     ///< a log prefix and nothing else: the message was cut off it
     bool decorated = false;
   };
   /// bare_prefix is left to the block (MarkBarePrefixes). storage: a buffer to keep

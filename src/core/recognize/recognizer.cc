@@ -252,9 +252,10 @@ void Recognizer::Route(const LogicalLine& line) {
     CloseStale(line.number);
     next_sweep_ = line.number + 64;
   }
-  if (line.known_clear ? !Busy() : !MayMatter(line.text, line.known_candidate)) return;
+  bool holds_literal = line.known_start >= 0;  // HoldsStart found one
+  if (line.known_clear() ? !Busy() : !MayMatter(line.text, line.known_candidate || holds_literal)) return;
   physical_ = line.physical;
-  FeedLogical(line.text, line.number, line.host);
+  FeedLogical(line.text, line.number, line.host, line.known_start);
   physical_ = nullptr;
 }
 
@@ -267,7 +268,11 @@ int Recognizer::HoldsStart(std::string_view text) {
   return sig ? static_cast<int>(sig - rules_.signatures.data()) + 1 : 0;
 }
 
-void Recognizer::FeedLogical(std::string_view text, uint64_t number, std::string_view host) {
+const Signature* Recognizer::StartOf(int holds_start) const {
+  return holds_start > 0 ? &rules_.signatures[static_cast<size_t>(holds_start - 1)] : nullptr;
+}
+
+void Recognizer::FeedLogical(std::string_view text, uint64_t number, std::string_view host, int known_start) {
   current_line_ = number;
   const CleanLine& clean = cleaner_.Clean(text, host);  // valid until the next line's
   const std::string& stream = clean.context.host;
@@ -279,7 +284,7 @@ void Recognizer::FeedLogical(std::string_view text, uint64_t number, std::string
   }
   const Signature* sig = FindListingStart(stream, clean.message);
   bool listing_after = sig != nullptr;
-  if (!sig && (sig = reader_.FindStart(clean.message))) {
+  if (!sig && (sig = known_start >= 0 ? StartOf(known_start) : reader_.FindStart(clean.message))) {
     auto pending = pending_.find(stream);  // another message: no listing follows that event
     if (pending != pending_.end()) {
       sink_(Released(std::move(pending->second)));

@@ -119,7 +119,11 @@ class Recognizer {
   // 1 + the index of the signature whose start text holds, 0 for none, PasteRestorer::kNoLiteral
   // when text holds no literal
   int HoldsStart(std::string_view text);
-  void FeedLogical(std::string_view text, uint64_t number, std::string_view host);
+  const Signature* StartOf(int holds_start) const;  // HoldsStart's answer as a signature
+  // known_start: HoldsStart's answer for text (its start need not be looked for again),
+  // PasteRestorer::kNotTested when not known.
+  void FeedLogical(std::string_view text, uint64_t number, std::string_view host,
+                   int known_start = PasteRestorer::kNotTested);
   void CloseAll();
   const Signature* FindListingStart(const std::string& stream, std::string_view message) const;
   void OpenMessage(const Signature* sig, const CleanLine& line, uint64_t number, bool listing_after = false);

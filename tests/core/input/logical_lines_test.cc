@@ -147,17 +147,21 @@ TEST_F(LogicalLinesTest, EndlessCriPartialsStayBounded) {
 
 // The restorer's start test searches each line for the rules' literals; a line it
 // found none in (the whole line: no leading blank trimmed off) reaches recognition
-// marked clear, which then does not search it again. A line holding a literal, an
+// marked clear, which then does not search it again, and a line it found one in
+// carries the test's answer (recognition need not look for its start again). An
 // indented line (the test saw it without its indent) and lines joined from a wrap
-// (a literal may span the join) are not marked.
-TEST(LogicalLines, ALineThePasteRestorerFoundNoLiteralInIsMarkedClear) {
-  std::vector<std::pair<std::string, bool>> got;
+// (a literal may span the join) carry none.
+TEST(LogicalLines, ALineThePasteRestorerTestedCarriesWhatTheStartTestSaid) {
+  std::vector<std::pair<std::string, int>> got;
   LogicalLines lines(
       [&got](const LogicalLine& l) {
-        if (!l.text.empty()) got.emplace_back(std::string(l.text), l.known_clear);
+        if (l.text.empty()) return;
+        got.emplace_back(std::string(l.text), l.known_start);
+        EXPECT_EQ(l.known_clear(), l.known_start == PasteRestorer::kNoLiteral);
       },
       [](std::string_view text) {
-        return text.find("lit") == std::string_view::npos ? PasteRestorer::kNoLiteral : 0;
+        if (text.find("lit") == std::string_view::npos) return PasteRestorer::kNoLiteral;
+        return text.find("start") == std::string_view::npos ? 0 : 7;
       },
       [](std::string_view, bool) { return true; });
   lines.Begin();
@@ -167,19 +171,22 @@ TEST(LogicalLines, ALineThePasteRestorerFoundNoLiteralInIsMarkedClear) {
                                          "",
                                          "a lit line",
                                          "",
+                                         "a lit start.",
+                                         "",
                                          "aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj",
                                          "kkkk llll mmmm nnnn oooo pppp qqqq rrrr ssss tttt",
                                          "uuuu vvvv"};
   uint64_t number = 0;
   for (const auto& text : held) lines.Push(Line{text, ++number, 0, false, false});
   lines.Flush();
-  ASSERT_EQ(got.size(), 4u);
-  EXPECT_EQ(got[0], std::make_pair(std::string("plain words here"), true));
-  EXPECT_EQ(got[1], std::make_pair(std::string("  indented words"), false));
-  EXPECT_EQ(got[2], std::make_pair(std::string("a lit line"), false));
-  EXPECT_EQ(got[3].first.rfind("aaaa", 0), 0u);
-  EXPECT_NE(got[3].first.find("uuuu vvvv"), std::string::npos);  // joined
-  EXPECT_FALSE(got[3].second);
+  ASSERT_EQ(got.size(), 5u);
+  EXPECT_EQ(got[0], std::make_pair(std::string("plain words here"), PasteRestorer::kNoLiteral));
+  EXPECT_EQ(got[1], std::make_pair(std::string("  indented words"), PasteRestorer::kNotTested));
+  EXPECT_EQ(got[2], std::make_pair(std::string("a lit line"), 0));
+  EXPECT_EQ(got[3], std::make_pair(std::string("a lit start."), 7));
+  EXPECT_EQ(got[4].first.rfind("aaaa", 0), 0u);
+  EXPECT_NE(got[4].first.find("uuuu vvvv"), std::string::npos);  // joined
+  EXPECT_EQ(got[4].second, PasteRestorer::kNotTested);
 }
 
 }  // namespace
