@@ -37,17 +37,34 @@ bool FigureFacts::HasRequired(const Signature& sig) const {
   return true;
 }
 
+namespace {
+
+// The fact pattern of figure sig that matches where its start pattern does
+// ("Using \(GB\) [\d.]+" and "Using \(GB\) (?P<used>[\d.]+)"): FindStart matches
+// that one instead, and ReadFacts reads its captures from the same match. -1 when none.
+int StartFact(const Signature& sig) {
+  if (!sig.start_simple || !FigureReader::IsFigure(sig)) return -1;
+  for (size_t k = 0; k < sig.facts.size(); ++k)
+    if (sig.facts[k].simple && sig.start_simple->MatchesAs(*sig.facts[k].simple)) return static_cast<int>(k);
+  return -1;
+}
+
+}  // namespace
+
 FigureReader::FigureReader(const RuleData& rules, std::shared_ptr<const Prefilter> prefilter)
     : rules_(rules), prefilter_(std::move(prefilter)) {
   starts_by_literal_.resize(rules.literals.size());
+  start_fact_.assign(rules.signatures.size(), -1);
   for (size_t s = 0; s < rules.signatures.size(); ++s) {
     const Signature& sig = rules.signatures[s];
+    start_fact_[s] = StartFact(sig);
     if (!sig.start || (!sig.after.empty() && sig.before.empty())) continue;  // tried only after its events
     for (int i : sig.literal_indices) starts_by_literal_[static_cast<size_t>(i)].push_back(s);
   }
 }
 
-const Signature* FigureReader::FindStart(std::string_view message) const {
+const Signature* FigureReader::FindStart(std::string_view message, StartMatch* start) const {
+  if (start) start->fact = -1;
   if (!prefilter_->Which(message, &literals_present_)) return nullptr;
   if (literals_present_ != candidates_for_) {  // else the last line's candidates (lines of one shape)
     candidates_for_ = literals_present_;
@@ -60,7 +77,13 @@ const Signature* FigureReader::FindStart(std::string_view message) const {
   }
   for (size_t s : candidates_) {
     const Signature& sig = rules_.signatures[s];
-    if (Contains(*sig.start, sig.start_simple.get(), message)) return &sig;
+    int fact = start ? start_fact_[s] : -1;
+    if (fact < 0) {
+      if (Contains(*sig.start, sig.start_simple.get(), message)) return &sig;
+    } else if (MatchFactSpans(sig.facts[static_cast<size_t>(fact)], message, &start->match)) {
+      start->fact = fact;
+      return &sig;
+    }
   }
   return nullptr;
 }
@@ -71,28 +94,34 @@ bool FigureReader::IsFigure(const Signature& sig) {
          !sig.reject;
 }
 
-void FigureReader::ReadFacts(const Signature& sig, std::string_view message, FigureFacts* out) {
-  for (const auto& pattern : sig.facts) {
-    MatchFacts(pattern, message, [out](const FactGroup& group, std::string_view value) {
-      const FactInfo* info = group.info;
-      if (info->type == FactType::kIdentity) {
-        out->identities.emplace_back(info, std::string(value));
-        return;
-      }
-      auto kept = std::find_if(out->facts.begin(), out->facts.end(),
-                               [info](const auto& f) { return f.first == info; });
-      bool first = kept == out->facts.end();
-      FactValue again;  // a fact read before: this value replaces it only when more exact
-      if (first) out->facts.emplace_back(info, FactValue{});
-      FactValue* v = first ? &out->facts.back().second : &again;  // read in place: no copy of its text
-      std::string error;
-      if (!ReadGroup(group, value, v, &error)) {
-        if (first) out->facts.pop_back();
-        out->warnings.push_back("ignored " + info->name + ": " + error);
-        return;
-      }
-      if (!first && Supersedes(again, kept->second)) kept->second = std::move(again);
-    });
+void FigureReader::ReadFacts(const Signature& sig, std::string_view message, FigureFacts* out,
+                             const StartMatch* start) {
+  const std::function<void(const FactGroup&, std::string_view)> read = [out](const FactGroup& group,
+                                                                             std::string_view value) {
+    const FactInfo* info = group.info;
+    if (info->type == FactType::kIdentity) {
+      out->identities.emplace_back(info, std::string(value));
+      return;
+    }
+    auto kept =
+        std::find_if(out->facts.begin(), out->facts.end(), [info](const auto& f) { return f.first == info; });
+    bool first = kept == out->facts.end();
+    FactValue again;  // a fact read before: this value replaces it only when more exact
+    if (first) out->facts.emplace_back(info, FactValue{});
+    FactValue* v = first ? &out->facts.back().second : &again;  // read in place: no copy of its text
+    std::string error;
+    if (!ReadGroup(group, value, v, &error)) {
+      if (first) out->facts.pop_back();
+      out->warnings.push_back("ignored " + info->name + ": " + error);
+      return;
+    }
+    if (!first && Supersedes(again, kept->second)) kept->second = std::move(again);
+  };
+  bool matched = start && start->fact >= 0 && start->match.text.data() == message.data() &&
+                 start->match.text.size() == message.size();
+  for (size_t k = 0; k < sig.facts.size(); ++k) {
+    if (matched && static_cast<size_t>(start->fact) == k) ReadFactMatch(sig.facts[k], start->match, read);
+    else MatchFacts(sig.facts[k], message, read);
   }
 }
 
@@ -105,14 +134,14 @@ bool FigureReader::Prepare(std::string_view raw_line, uint64_t offset, PreparedF
       UnwrapJson(raw_line, &payloads, &host))
     return false;
   const CleanLine& clean = cleaner_.Clean(raw_line);
-  const Signature* sig = FindStart(clean.message);
+  const Signature* sig = FindStart(clean.message, &prepared_start_);
   if (!sig || !IsFigure(*sig)) return false;
   out->offset = offset;
   out->sig = sig;
   out->prefix_host = clean.context.host;
   out->time_seconds = TimestampSeconds(clean.context.timestamp).value_or(-1);
   out->figure.Clear();
-  ReadFacts(*sig, clean.message.substr(0, kMaxMessageBytes), &out->figure);
+  ReadFacts(*sig, clean.message.substr(0, kMaxMessageBytes), &out->figure, &prepared_start_);
   return true;
 }
 

@@ -15,6 +15,7 @@
 #include "core/model/figure.h"
 #include "core/rules/prefilter.h"
 #include "core/rules/rule_data.h"
+#include "core/rules/signature_patterns.h"
 
 namespace oomlens {
 
@@ -41,6 +42,14 @@ struct FigureFacts {
   bool HasRequired(const Signature& sig) const;
 };
 
+/// Where FindStart found a figure's start with one of its fact patterns (its start
+/// pattern with captures: they match alike), for ReadFacts to read that match
+/// instead of matching the pattern again.
+struct StartMatch {
+  int fact = -1;  ///< index into the signature's facts; -1: none
+  FactMatch match;
+};
+
 /// A figure line read by the read-ahead thread, for the recogniser to take as it is
 /// when it is idle at that line (no message open, nothing waiting for a listing).
 struct PreparedFigure {
@@ -59,12 +68,16 @@ class FigureReader {
   /// signatures one of whose literals the message holds are tried (a substring
   /// search is far cheaper than a regex), and never listings ('after'): those
   /// start only right after their event.
-  const Signature* FindStart(std::string_view message) const;
+  /// *start, when given, is set to the match of a figure's fact pattern that
+  /// served as its start (fact -1 when none did).
+  const Signature* FindStart(std::string_view message, StartMatch* start = nullptr) const;
   /// A memory figure or a sign of progress read from one line at once, without
   /// the message machinery (joining, listings, annotations).
   static bool IsFigure(const Signature& sig);
-  /// Reads the facts of figure signature sig from message into *out.
-  static void ReadFacts(const Signature& sig, std::string_view message, FigureFacts* out);
+  /// Reads the facts of figure signature sig from message into *out; a fact
+  /// pattern start says matched message already is read from that match.
+  static void ReadFacts(const Signature& sig, std::string_view message, FigureFacts* out,
+                        const StartMatch* start = nullptr);
   /// For the read-ahead thread: a raw line (no CRI or JSON envelope) cleaned, its
   /// signature found and, when it is a figure, its facts read. False otherwise.
   bool Prepare(std::string_view raw_line, uint64_t offset, PreparedFigure* out);
@@ -74,10 +87,13 @@ class FigureReader {
  private:
   const RuleData& rules_;
   std::shared_ptr<const Prefilter> prefilter_;
-  std::vector<std::vector<size_t>> starts_by_literal_;         // literal -> signatures that may start with it
+  std::vector<std::vector<size_t>> starts_by_literal_;  // literal -> signatures that may start with it
+  std::vector<int>
+      start_fact_;  // by signature: a figure's fact pattern that matches as its start does, or -1
   mutable std::vector<size_t> literals_present_, candidates_;  // scratch of FindStart
   mutable std::vector<size_t> candidates_for_;                 // the literals candidates_ was made for
   LineCleaner cleaner_;                                        // for Prepare
+  StartMatch prepared_start_;                                  // for Prepare
 };
 
 }  // namespace oomlens

@@ -274,6 +274,7 @@ const Signature* Recognizer::StartOf(int holds_start) const {
 
 void Recognizer::FeedLogical(std::string_view text, uint64_t number, std::string_view host, int known_start) {
   current_line_ = number;
+  start_match_.fact = -1;
   const CleanLine& clean = cleaner_.Clean(text, host);  // valid until the next line's
   const std::string& stream = clean.context.host;
   auto it = open_.find(stream);
@@ -284,7 +285,8 @@ void Recognizer::FeedLogical(std::string_view text, uint64_t number, std::string
   }
   const Signature* sig = FindListingStart(stream, clean.message);
   bool listing_after = sig != nullptr;
-  if (!sig && (sig = known_start >= 0 ? StartOf(known_start) : reader_.FindStart(clean.message))) {
+  if (!sig &&
+      (sig = known_start >= 0 ? StartOf(known_start) : reader_.FindStart(clean.message, &start_match_))) {
     auto pending = pending_.find(stream);  // another message: no listing follows that event
     if (pending != pending_.end()) {
       sink_(Released(std::move(pending->second)));
@@ -327,7 +329,7 @@ Event Recognizer::NewEvent(const Signature& sig, const LineContext& context, con
 void Recognizer::EmitFigure(const Signature& sig, const CleanLine& line, uint64_t number) {
   figure_facts_.Clear();
   std::string_view text = sig.indented ? line.display : line.message;  // where indentation tells nesting
-  FigureReader::ReadFacts(sig, text.substr(0, kMaxMessageBytes), &figure_facts_);
+  FigureReader::ReadFacts(sig, text.substr(0, kMaxMessageBytes), &figure_facts_, &start_match_);
   double time_seconds = TimestampSeconds(line.context.timestamp).value_or(-1);
   SendFigure(sig, figure_facts_, line.context.host, time_seconds, number, text);
 }

@@ -159,6 +159,7 @@ class Recognizer {
     const FactInfo *used, *limit, *key, *program;
   } figure_infos_{};
   FigureFacts figure_facts_;  // scratch of EmitFigure
+  StartMatch start_match_;    // how FeedLogical's FindStart matched the line's start
   std::vector<Problem>* problems_;
   std::shared_ptr<const Prefilter> prefilter_;
   LineCleaner cleaner_;

@@ -323,6 +323,21 @@ bool MatchSpansFrom(const FactPattern& pattern, std::string_view text, size_t po
   return true;
 }
 
+// Calls found with what each named group of a match captured (sub: its spans in text).
+void ReadGroups(const FactPattern& pattern, std::string_view text, const std::string_view* sub,
+                const std::function<void(const FactGroup&, std::string_view)>& found) {
+  for (const auto& group : pattern.groups) {
+    std::string_view s = sub[group.index];
+    if (s.data() == nullptr) continue;
+    size_t start = static_cast<size_t>(s.data() - text.data()), stop = start + s.size();
+    if (group.info->type == FactType::kSize) {  // then refused as a size
+      stop = RunOnEnd(text, start, stop);
+      if (group.bytes_per_unit == 1) stop = CountNounEnd(text, start, stop);
+    }
+    found(group, text.substr(start, stop - start));
+  }
+}
+
 }  // namespace
 
 bool MatchFactsFrom(const FactPattern& pattern, std::string_view text, size_t pos, size_t* end,
@@ -338,17 +353,20 @@ bool MatchFactsFrom(const FactPattern& pattern, std::string_view text, size_t po
   }
   if (!MatchSpansFrom(pattern, text, pos, sub, groups)) return false;
   *end = static_cast<size_t>(sub[0].data() - text.data()) + sub[0].size();
-  for (const auto& group : pattern.groups) {
-    std::string_view s = sub[group.index];
-    if (s.data() == nullptr) continue;
-    size_t start = static_cast<size_t>(s.data() - text.data()), stop = start + s.size();
-    if (group.info->type == FactType::kSize) {  // then refused as a size
-      stop = RunOnEnd(text, start, stop);
-      if (group.bytes_per_unit == 1) stop = CountNounEnd(text, start, stop);
-    }
-    found(group, text.substr(start, stop - start));
-  }
+  ReadGroups(pattern, text, sub, found);
   return true;
+}
+
+bool MatchFactSpans(const FactPattern& pattern, std::string_view text, FactMatch* match) {
+  int groups = pattern.re.groups() + 1;
+  match->text = text;
+  match->spans.resize(static_cast<size_t>(groups));
+  return MatchSpansFrom(pattern, text, 0, match->spans.data(), groups);
+}
+
+void ReadFactMatch(const FactPattern& pattern, const FactMatch& match,
+                   const std::function<void(const FactGroup&, std::string_view)>& found) {
+  ReadGroups(pattern, match.text, match.spans.data(), found);
 }
 
 void MatchFacts(const FactPattern& pattern, std::string_view text,

@@ -89,6 +89,18 @@ void MatchFacts(const FactPattern& pattern, std::string_view text,
 bool MatchFactsFrom(const FactPattern& pattern, std::string_view text, size_t pos, size_t* end,
                     const std::function<void(const FactGroup&, std::string_view)>& found);
 
+/// One match of a fact pattern, kept to read its facts from later: the spans of
+/// its groups (0: the whole match) in text.
+struct FactMatch {
+  std::string_view text;
+  std::vector<std::string_view> spans;
+};
+/// The leftmost match of pattern in text into *match (its room kept); false when none.
+bool MatchFactSpans(const FactPattern& pattern, std::string_view text, FactMatch* match);
+/// What MatchFacts calls found with, from a match MatchFactSpans made.
+void ReadFactMatch(const FactPattern& pattern, const FactMatch& match,
+                   const std::function<void(const FactGroup&, std::string_view)>& found);
+
 /// Reads what group captured as its fact (units applied); false with *error
 /// when the text is no valid value.
 bool ReadGroup(const FactGroup& group, std::string_view text, FactValue* value, std::string* error);

@@ -1,5 +1,6 @@
 #include "core/rules/simple_pattern.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/model/ascii.h"
@@ -168,6 +169,12 @@ bool SimplePattern::Attempt(std::string_view text, size_t start, size_t known, s
   item_start[items_.size()] = p;
   *end = p;
   return true;
+}
+
+bool SimplePattern::MatchesAs(const SimplePattern& other) const {
+  auto same = [](const Item& a, const Item& b) { return a.set == b.set && a.min == b.min && a.max == b.max; };
+  return !lazy_ && !other.lazy_ && !items_.empty() && prefix_ == other.prefix_ &&
+         std::equal(items_.begin(), items_.end(), other.items_.begin(), other.items_.end(), same);
 }
 
 SimplePattern::Result SimplePattern::Match(std::string_view text, size_t pos, std::string_view* sub,

@@ -42,6 +42,10 @@ class SimplePattern {
   /// when the text makes the search costly (many near misses), or no matcher
   /// here takes the pattern: ask RE2.
   Result Match(std::string_view text, size_t pos, std::string_view* sub, int nsub) const;
+  /// Whether other matches exactly where this does, whatever its groups capture
+  /// (the same items: "a (?P<x>\d+)" and "a \d+"). False when either is left to a
+  /// PatternProgram or RE2.
+  bool MatchesAs(const SimplePattern& other) const;
 
  private:
   struct Item {

@@ -198,6 +198,22 @@ TEST(SimplePattern, ReadsANulByteAsALiteral) {
   EXPECT_EQ(nul->Match("xab", 0, sub, 1), SimplePattern::Result::kNoMatch);
 }
 
+// Patterns that differ only in what their groups capture match alike; any other
+// difference (an item, a quantifier, a set) or a pattern the flat subset does not
+// take (left to a PatternProgram or RE2) is not taken as alike.
+TEST(SimplePattern, TellsPatternsThatMatchAlike) {
+  auto alike = [](const char* a, const char* b) {
+    return SimplePattern::Compile(a)->MatchesAs(*SimplePattern::Compile(b));
+  };
+  EXPECT_TRUE(alike(R"(Using \(GB\) [\d.]+ / [\d.]+)", R"(Using \(GB\) (?P<used>[\d.]+) / (?P<limit>[\d.]+))"));
+  EXPECT_TRUE(alike(R"(a(?:b)c+)", R"(a(b)c+)"));
+  EXPECT_FALSE(alike(R"(Using \(GB\) [\d.]+)", R"(Using \(GB\) [\d.]+ / [\d.]+)"));  // fewer items
+  EXPECT_FALSE(alike(R"(a\d+)", R"(a\d*)"));                                        // another quantifier
+  EXPECT_FALSE(alike(R"(a\d+)", R"(a\w+)"));                                        // another set
+  EXPECT_FALSE(alike(R"(xa\d+)", R"(ya\d+)"));                                      // another prefix
+  EXPECT_FALSE(alike(R"((?i)out of memory)", R"((?i)out of memory)"));  // not the flat subset
+}
+
 TEST(SimplePattern, GivesUpToRe2OnCostlyText) {
   auto simple = SimplePattern::Compile("a+b");
   ASSERT_TRUE(Takes(*simple));
