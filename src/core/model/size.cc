@@ -217,29 +217,29 @@ std::optional<int64_t> ExactCount(std::string_view rest) {
 // reader's trimming and copying; false (the general reader takes over) for
 // anything else, errors included.
 bool SimpleSize(std::string_view text, bool decimal_units, Size* out) {
+  const char* p = text.data();
+  const size_t n = text.size();
   size_t i = 0;
-  int decimals = -1;
-  Mantissa mantissa;  // read in the pass that finds the digits, as PlainDecimal reads them
-  for (; i < text.size(); ++i) {
-    if (IsDigit(text[i])) {
-      if (!mantissa.Add(text[i])) return false;  // PlainDecimal's limit: the general reader's number
-      if (decimals >= 0) ++decimals;
-    } else if (text[i] == '.' && decimals < 0 && i > 0 && i + 1 < text.size() && IsDigit(text[i + 1])) {
-      decimals = 0;
-    } else {
-      break;
-    }
+  uint64_t digits = 0;  // wraps past 19 digits: such a number is refused below
+  while (i < n && IsDigit(p[i])) digits = digits * 10 + static_cast<uint64_t>(p[i++] - '0');
+  const size_t whole = i;
+  if (whole == 0) return false;
+  int decimals = 0;
+  if (i + 1 < n && p[i] == '.' && IsDigit(p[i + 1])) {
+    const size_t point = ++i;
+    while (i < n && IsDigit(p[i])) digits = digits * 10 + static_cast<uint64_t>(p[i++] - '0');
+    decimals = static_cast<int>(i - point);
   }
-  if (i == 0) return false;
-  for (size_t u = i; u < text.size(); ++u)
-    if (!IsAlpha(text[u])) return false;
+  if (whole + static_cast<size_t>(decimals) > 15)
+    return false;  // PlainDecimal's limit: the general reader's number
+  for (size_t u = i; u < n; ++u)
+    if (!IsAlpha(p[u])) return false;
   double multiplier = UnitMultiplier(text.substr(i), decimal_units);
   if (multiplier == 0) return false;
-  double value = mantissa.Over(decimals);
-  double bytes = value * multiplier;
+  double bytes = static_cast<double>(digits) / kTens[decimals] * multiplier;
   if (!std::isfinite(bytes) || std::fabs(bytes) > kMaxBytes) return false;
   out->bytes = RoundBytes(bytes);
-  out->tolerance = multiplier > 1 ? 0.5 * TenToMinus(decimals < 0 ? 0 : decimals) * multiplier : 0;
+  out->tolerance = multiplier > 1 ? 0.5 * TenToMinus(decimals) * multiplier : 0;
   return true;
 }
 
