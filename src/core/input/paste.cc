@@ -222,7 +222,8 @@ std::string_view FirstWord(std::string_view text) {
 // key/value lines, a dump's rows), which no wrap of a sentence makes.
 bool HasColumnGap(std::string_view text) {
   text = TrimLeft(text);
-  for (size_t gap = text.find("  "); gap != std::string_view::npos; gap = text.find("  ", gap + 1)) {
+  for (size_t gap = FindTwoSpaces(text, 0); gap != std::string_view::npos;
+       gap = FindTwoSpaces(text, gap + 1)) {
     size_t end = text.find_first_not_of(' ', gap);
     if (end == std::string_view::npos) return false;
     bool after_sentence = gap > 0 && std::strchr(".:!?", text[gap - 1]);  // "fragmentation.  See"

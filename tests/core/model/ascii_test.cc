@@ -43,5 +43,20 @@ TEST(FindBytes, AgreesWithFindOnRandomText) {
   EXPECT_EQ(FindBytes("(GB) 3.00 / 30.75 (13.0%) on TPU_6", ") on ", 0), 24u);
 }
 
+// FindTwoSpaces against find("  ") on random text of spaces and letters, from
+// every start: the eight-at-a-time test reports the first run, never a later one.
+TEST(FindTwoSpaces, AgreesWithFindOnRandomText) {
+  std::mt19937 random(11);
+  for (int round = 0; round < 2000; ++round) {
+    std::string text(random() % 40, ' ');
+    for (auto& c : text) c = random() % 3 == 0 ? 'x' : ' ';
+    if (round % 2)
+      for (auto& c : text) c = random() % 6 == 0 ? ' ' : "ab\x80\xa0"[random() % 4];
+    for (size_t from = 0; from <= text.size() + 1; ++from)
+      ASSERT_EQ(FindTwoSpaces(text, from), std::string_view(text).find("  ", from))
+          << "text '" << text << "' from " << from;
+  }
+}
+
 }  // namespace
 }  // namespace oomlens
