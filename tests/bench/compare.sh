@@ -102,10 +102,13 @@ say "noise ${mib} MiB at -j 1: oomlens ${oh}s"
 check "noise log at -j 1, cost a byte / the quiet log's" "$(per_byte "$oh" "$(stat -c %s "$heavy")")" "<=" 3
 
 # Input classes: each one's cost per byte against the quiet log's (oomlens -j 1).
-json="$WORK/noise-$mib.jsonl"
+# JSON lines as docker's json-file driver writes them: "log" keeps the line's
+# newline (an escape in every line), then the stream and the time.
+json="$WORK/noise-$mib.docker.jsonl"
 [ -f "$json" ] || python3 -c 'import json, sys
-for line in sys.stdin: sys.stdout.write(json.dumps({"log": line.rstrip("\n"), "stream": "stderr"}) + "\n")' \
-  < "$heavy" > "$json"
+for line in sys.stdin:
+    record = {"log": line, "stream": "stderr", "time": "2026-11-30T12:00:00.123456789Z"}
+    sys.stdout.write(json.dumps(record, separators=(",", ":")) + "\n")' < "$heavy" > "$json"
 gz="$WORK/noise-$mib.log.gz"
 [ -f "$gz" ] || gzip -1 -c "$heavy" > "$gz"
 zst="$WORK/noise-$mib.log.zst"

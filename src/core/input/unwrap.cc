@@ -45,9 +45,10 @@ class FlatObject {
   enum class Result { kRead, kAskTheParser };
 
   // Reads object (which starts with '{'), keeping the string members the
-  // unwrapper reads. Anything beyond printable ASCII strings without escapes,
-  // numbers, booleans and null (nesting, escapes, other bytes, trailing text)
-  // is left to the parser: kAskTheParser.
+  // unwrapper reads. Anything beyond printable ASCII strings with the one-byte
+  // escapes (docker ends every "log" with "\n"), numbers, booleans and null
+  // (nesting, \u escapes, an escaped key, other bytes, trailing text) is left to
+  // the parser: kAskTheParser.
   Result Read(std::string_view object) {
     text_ = object;
     pos_ = 1;
@@ -55,17 +56,19 @@ class FlatObject {
     if (Peek() == '}') return End();
     for (;;) {
       std::string_view key, value;
-      if (!String(&key)) return Result::kAskTheParser;
+      bool escaped = false;
+      if (!String(&key, &escaped) || escaped) return Result::kAskTheParser;
       Space();
       if (Peek() != ':') return Result::kAskTheParser;
       ++pos_;
       Space();
       if (Peek() == '"') {
-        if (!String(&value)) return Result::kAskTheParser;
+        if (!String(&value, &escaped)) return Result::kAskTheParser;
       } else if (!Scalar()) {
         return Result::kAskTheParser;
       }
-      Keep(key, value);  // a number, true, false or null: no text (as the parser, the last value counts)
+      Keep(key, value,
+           escaped);  // a number, true, false or null: no text (as the parser, the last value counts)
       Space();
       if (Peek() == '}') return End();
       if (Peek() != ',') return Result::kAskTheParser;
@@ -76,7 +79,7 @@ class FlatObject {
   // The text field as FirstString takes it: the first non-empty of log,
   // textPayload, message, msg (a repeated key: its last value, as the parser).
   std::string_view Text() const {
-    for (std::string_view value : {log_, text_payload_, message_, msg_})
+    for (std::string_view value : kept_)
       if (!value.empty()) return value;
     return {};
   }
@@ -91,8 +94,13 @@ class FlatObject {
     Space();
     return pos_ == text_.size() ? Result::kRead : Result::kAskTheParser;
   }
-  bool String(std::string_view* out) {
+  // A string's bytes between its quotes, as written; *escaped when it holds a
+  // one-byte escape (\" \\ \/ \b \f \n \r \t). False for a \u escape, an
+  // unknown one, a control byte or a byte past ASCII: the parser judges those
+  // (surrogates, UTF-8).
+  bool String(std::string_view* out, bool* escaped) {
     if (Peek() != '"') return false;
+    *escaped = false;
     size_t start = ++pos_;
     for (; pos_ < text_.size(); ++pos_) {
       unsigned char c = static_cast<unsigned char>(text_[pos_]);
@@ -101,9 +109,35 @@ class FlatObject {
         ++pos_;
         return true;
       }
-      if (c == '\\' || c < 0x20 || c >= 0x7f) return false;
+      if (c == '\\') {
+        if (Unescaped(pos_ + 1 < text_.size() ? text_[pos_ + 1] : '\0') == '\0') return false;
+        *escaped = true;
+        ++pos_;  // the escaped byte, which may be a quote
+        continue;
+      }
+      if (c < 0x20 || c >= 0x7f) return false;
     }
     return false;
+  }
+  // The byte a one-byte escape stands for ('n' -> newline), '\0' for any other.
+  static char Unescaped(char c) {
+    switch (c) {
+      case '"': return '"';
+      case '\\': return '\\';
+      case '/': return '/';
+      case 'b': return '\b';
+      case 'f': return '\f';
+      case 'n': return '\n';
+      case 'r': return '\r';
+      case 't': return '\t';
+      default: return '\0';
+    }
+  }
+  // raw (a string String read) with its escapes replaced, in *buffer.
+  static std::string_view Decoded(std::string_view raw, std::string* buffer) {
+    buffer->clear();
+    for (size_t i = 0; i < raw.size(); ++i) *buffer += raw[i] == '\\' ? Unescaped(raw[++i]) : raw[i];
+    return *buffer;
   }
   // A number, true, false or null, by JSON's grammar. A number with an exponent
   // or of more than 20 characters is the parser's to judge: it refuses one a
@@ -131,16 +165,16 @@ class FlatObject {
     while (Peek() >= '0' && Peek() <= '9') ++pos_;
     return pos_ > start;
   }
-  void Keep(std::string_view key, std::string_view value) {
-    if (key == "log") log_ = value;
-    else if (key == "textPayload") text_payload_ = value;
-    else if (key == "message") message_ = value;
-    else if (key == "msg") msg_ = value;
+  void Keep(std::string_view key, std::string_view value, bool escaped) {
+    int k = key == "log" ? 0 : key == "textPayload" ? 1 : key == "message" ? 2 : key == "msg" ? 3 : -1;
+    if (k < 0) return;
+    kept_[k] = escaped ? Decoded(value, &decoded_[k]) : value;
   }
 
   std::string_view text_;
   size_t pos_ = 0;
-  std::string_view log_, text_payload_, message_, msg_;
+  std::string_view kept_[4];  // log, textPayload, message, msg: views into text_ or decoded_
+  std::string decoded_[4];
 };
 
 // The line from its '{' on (spaces and tabs before it skipped), or empty.

@@ -46,6 +46,14 @@ const std::vector<std::string> kLines = {
     R"j({"textPayload":"Attempting to reserve 29.49G","resource":{"labels":{"pod_name":"worker-3"}}})j",
     R"j({"jsonPayload":{"message":"killed"},"msg":"plain"})j",
     R"j({"log":"caf\u00e9 \"quoted\" \\ back"})j",
+    R"j({"log":"step 4:  40%|####  | 200/500\rstep 4: 100%|#####| 500/500\n","stream":"stderr"})j",
+    R"j({"log":"a \"quoted\" \\ path \/x\ttab\bbs\fff\n\n","stream":"stdout"})j",
+    R"j({"log":"x\n","log":"y\r\n","msg":"\\"})j",
+    R"j({"l\u006fg":"escaped key","log":"plain"})j",
+    R"j({"lo\/g":"an escaped key the parser reads as lo/g","message":"m\n"})j",
+    R"j({"log":"\n"})j",
+    R"j({"log":"bad \x escape"})j",
+    R"j({"log":"ends in a backslash\"})j",
     R"j({"log":"tab	inside"})j",
     R"j({})j",
     R"j({"log":"x"} trailing)j",
@@ -68,6 +76,9 @@ TEST(UnwrapJson, TheHandReaderAgreesWithTheParserOnKnownShapes) {
   EXPECT_EQ(host, "");
   ASSERT_TRUE(UnwrapJson(kLines[4], &texts, &host));
   EXPECT_EQ(texts, std::vector<std::string>{"second"});  // a repeated key: its last value
+  ASSERT_TRUE(UnwrapJson(kLines[11], &texts, &host));    // docker's line: its "\n" is no line of its own
+  const std::vector<std::string> decoded = {"a \"quoted\" \\ path /x\ttab\bbs\fff", ""};
+  EXPECT_EQ(texts, decoded);
 }
 
 TEST(UnwrapJson, TheHandReaderAgreesWithTheParserOnMutatedLines) {
