@@ -1,6 +1,7 @@
 #include "core/input/unwrap.h"
 
 #include <cctype>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "core/model/json_depth.h"
@@ -45,10 +46,10 @@ class FlatObject {
   enum class Result { kRead, kAskTheParser };
 
   // Reads object (which starts with '{'), keeping the string members the
-  // unwrapper reads. Anything beyond printable ASCII strings with the one-byte
-  // escapes (docker ends every "log" with "\n"), numbers, booleans and null
-  // (nesting, \u escapes, an escaped key, other bytes, trailing text) is left to
-  // the parser: kAskTheParser.
+  // unwrapper reads. Anything beyond strings of well-formed UTF-8 with JSON's
+  // escapes (docker ends every "log" with "\n" and writes '<' as "\u003c"),
+  // numbers, booleans and null (nesting, a surrogate escape, an escaped key,
+  // trailing text) is left to the parser: kAskTheParser.
   Result Read(std::string_view object) {
     text_ = object;
     pos_ = 1;
@@ -94,10 +95,9 @@ class FlatObject {
     Space();
     return pos_ == text_.size() ? Result::kRead : Result::kAskTheParser;
   }
-  // A string's bytes between its quotes, as written; *escaped when it holds a
-  // one-byte escape (\" \\ \/ \b \f \n \r \t). False for a \u escape, an
-  // unknown one, a control byte or a byte past ASCII: the parser judges those
-  // (surrogates, UTF-8).
+  // A string's bytes between its quotes, as written; *escaped when it holds an
+  // escape. False for an unknown escape, a surrogate's (\ud83d: the parser
+  // pairs them), a control byte or bytes that are no UTF-8 the parser takes.
   bool String(std::string_view* out, bool* escaped) {
     if (Peek() != '"') return false;
     *escaped = false;
@@ -110,12 +110,19 @@ class FlatObject {
         return true;
       }
       if (c == '\\') {
-        if (Unescaped(pos_ + 1 < text_.size() ? text_[pos_ + 1] : '\0') == '\0') return false;
+        char next = pos_ + 1 < text_.size() ? text_[pos_ + 1] : '\0';
+        uint32_t code = 0;
+        if (next == 'u' ? !CodePoint(text_.substr(pos_ + 2), &code) : Unescaped(next) == '\0') return false;
         *escaped = true;
-        ++pos_;  // the escaped byte, which may be a quote
+        pos_ += next == 'u' ? 5 : 1;  // to the escape's last byte, which may be a quote
         continue;
       }
-      if (c < 0x20 || c >= 0x7f) return false;
+      if (c < 0x20) return false;
+      if (c >= 0x80) {
+        size_t length = Utf8Length(text_.substr(pos_));
+        if (length == 0) return false;
+        pos_ += length - 1;
+      }
     }
     return false;
   }
@@ -136,8 +143,66 @@ class FlatObject {
   // raw (a string String read) with its escapes replaced, in *buffer.
   static std::string_view Decoded(std::string_view raw, std::string* buffer) {
     buffer->clear();
-    for (size_t i = 0; i < raw.size(); ++i) *buffer += raw[i] == '\\' ? Unescaped(raw[++i]) : raw[i];
+    for (size_t i = 0; i < raw.size(); ++i) {
+      if (raw[i] != '\\') {
+        *buffer += raw[i];
+      } else if (raw[++i] != 'u') {
+        *buffer += Unescaped(raw[i]);
+      } else {
+        uint32_t code = 0;
+        CodePoint(raw.substr(i + 1), &code);  // String checked it
+        AppendUtf8(code, buffer);
+        i += 4;
+      }
+    }
     return *buffer;
+  }
+  // The code point of the four hex digits hex starts with; false when they are
+  // not four, or it is a surrogate (the parser checks their pairs).
+  static bool CodePoint(std::string_view hex, uint32_t* code) {
+    if (hex.size() < 4) return false;
+    *code = 0;
+    for (char h : hex.substr(0, 4)) {
+      int digit = h >= '0' && h <= '9'   ? h - '0'
+                  : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                  : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                         : -1;
+      if (digit < 0) return false;
+      *code = *code * 16 + static_cast<uint32_t>(digit);
+    }
+    return *code < 0xD800 || *code > 0xDFFF;
+  }
+  static void AppendUtf8(uint32_t code, std::string* out) {  // code < 0x10000
+    if (code < 0x80) {
+      *out += static_cast<char>(code);
+    } else if (code < 0x800) {
+      *out += static_cast<char>(0xC0 | (code >> 6));
+      *out += static_cast<char>(0x80 | (code & 0x3F));
+    } else {
+      *out += static_cast<char>(0xE0 | (code >> 12));
+      *out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+      *out += static_cast<char>(0x80 | (code & 0x3F));
+    }
+  }
+  // The length of the UTF-8 sequence text starts with (a byte past ASCII) as the
+  // parser's lexer takes it (RFC 3629: no overlong form, surrogate or code point
+  // past U+10FFFF); 0 when there is none.
+  static size_t Utf8Length(std::string_view text) {
+    auto in = [&text](size_t i, unsigned lo, unsigned hi) {
+      return i < text.size() && static_cast<unsigned char>(text[i]) >= lo &&
+             static_cast<unsigned char>(text[i]) <= hi;
+    };
+    unsigned char c = static_cast<unsigned char>(text[0]);
+    if (c >= 0xC2 && c <= 0xDF) return in(1, 0x80, 0xBF) ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+      unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+      return in(1, lo, hi) && in(2, 0x80, 0xBF) ? 3 : 0;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+      unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+      return in(1, lo, hi) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+    }
+    return 0;
   }
   // A number, true, false or null, by JSON's grammar. A number with an exponent
   // or of more than 20 characters is the parser's to judge: it refuses one a

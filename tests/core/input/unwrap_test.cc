@@ -54,6 +54,17 @@ const std::vector<std::string> kLines = {
     R"j({"log":"\n"})j",
     R"j({"log":"bad \x escape"})j",
     R"j({"log":"ends in a backslash\"})j",
+    R"j({"log":"  File \"train.py\", line 7, in \u003cmodule\u003e\n","stream":"stderr"})j",
+    R"j({"log":"\u003C\u00e9\u0000\u20ac\uFFFF end","n":1})j",
+    R"j({"log":"a pair \ud83d\ude00 goes to the parser"})j",
+    R"j({"log":"a lone \udc00 half is refused"})j",
+    R"j({"log":"\u12"})j",
+    "{\"log\":\"tqdm \xe2\x96\x88\xe2\x96\x88 caf\xc3\xa9 \xf0\x9f\x98\x80 del \x7f\\n\",\"k\xc3\xa9y\":1}",
+    "{\"log\":\"bad \xc3\x28 utf-8\"}",
+    "{\"log\":\"overlong \xc0\xaf\"}",
+    "{\"log\":\"surrogate \xed\xa0\x80\"}",
+    "{\"log\":\"past U+10FFFF \xf4\x90\x80\x80\"}",
+    "{\"log\":\"cut \xe2\x96\"}",
     R"j({"log":"tab	inside"})j",
     R"j({})j",
     R"j({"log":"x"} trailing)j",
@@ -83,7 +94,7 @@ TEST(UnwrapJson, TheHandReaderAgreesWithTheParserOnKnownShapes) {
 
 TEST(UnwrapJson, TheHandReaderAgreesWithTheParserOnMutatedLines) {
   std::mt19937 rng(5);
-  const std::string bytes = "{}[]\":,\\ \t0123456789.eE+-abtrufnl\x7f\xc3\x01";
+  const std::string bytes = "{}[]\":,\\ \t0123456789.eE+-abtrufnlABCDF\x7f\xc3\x01\x80\xa0\xbf\xe2\xed\xf0\xf4";
   for (int round = 0; round < 20000; ++round) {
     std::string line = kLines[rng() % kLines.size()];
     for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0 && !line.empty(); --edits) {
