@@ -68,8 +68,8 @@ class FlatObject {
       } else if (!Scalar()) {
         return Result::kAskTheParser;
       }
-      Keep(key, value,
-           escaped);  // a number, true, false or null: no text (as the parser, the last value counts)
+      // a number, true, false or null keeps no text (as the parser: the last value counts)
+      Keep(key, value, escaped);
       Space();
       if (Peek() == '}') return End();
       if (Peek() != ',') return Result::kAskTheParser;
