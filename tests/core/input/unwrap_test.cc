@@ -94,7 +94,8 @@ TEST(UnwrapJson, TheHandReaderAgreesWithTheParserOnKnownShapes) {
 
 TEST(UnwrapJson, TheHandReaderAgreesWithTheParserOnMutatedLines) {
   std::mt19937 rng(5);
-  const std::string bytes = "{}[]\":,\\ \t0123456789.eE+-abtrufnlABCDF\x7f\xc3\x01\x80\xa0\xbf\xe2\xed\xf0\xf4";
+  const std::string bytes =
+      "{}[]\":,\\ \t0123456789.eE+-abtrufnlABCDF\x7f\xc3\x01\x80\xa0\xbf\xe2\xed\xf0\xf4";
   for (int round = 0; round < 20000; ++round) {
     std::string line = kLines[rng() % kLines.size()];
     for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0 && !line.empty(); --edits) {

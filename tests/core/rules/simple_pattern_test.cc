@@ -205,13 +205,14 @@ TEST(SimplePattern, TellsPatternsThatMatchAlike) {
   auto alike = [](const char* a, const char* b) {
     return SimplePattern::Compile(a)->MatchesAs(*SimplePattern::Compile(b));
   };
-  EXPECT_TRUE(alike(R"(Using \(GB\) [\d.]+ / [\d.]+)", R"(Using \(GB\) (?P<used>[\d.]+) / (?P<limit>[\d.]+))"));
+  EXPECT_TRUE(
+      alike(R"(Using \(GB\) [\d.]+ / [\d.]+)", R"(Using \(GB\) (?P<used>[\d.]+) / (?P<limit>[\d.]+))"));
   EXPECT_TRUE(alike(R"(a(?:b)c+)", R"(a(b)c+)"));
   EXPECT_FALSE(alike(R"(Using \(GB\) [\d.]+)", R"(Using \(GB\) [\d.]+ / [\d.]+)"));  // fewer items
-  EXPECT_FALSE(alike(R"(a\d+)", R"(a\d*)"));                                        // another quantifier
-  EXPECT_FALSE(alike(R"(a\d+)", R"(a\w+)"));                                        // another set
-  EXPECT_FALSE(alike(R"(xa\d+)", R"(ya\d+)"));                                      // another prefix
-  EXPECT_FALSE(alike(R"((?i)out of memory)", R"((?i)out of memory)"));  // not the flat subset
+  EXPECT_FALSE(alike(R"(a\d+)", R"(a\d*)"));                                         // another quantifier
+  EXPECT_FALSE(alike(R"(a\d+)", R"(a\w+)"));                                         // another set
+  EXPECT_FALSE(alike(R"(xa\d+)", R"(ya\d+)"));                                       // another prefix
+  EXPECT_FALSE(alike(R"((?i)out of memory)", R"((?i)out of memory)"));               // not the flat subset
 }
 
 TEST(SimplePattern, GivesUpToRe2OnCostlyText) {
