@@ -1,5 +1,7 @@
 #include "core/input/unwrap.h"
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -20,80 +22,164 @@ size_t Rfc3339Length(std::string_view s) {
   return end == std::string_view::npos ? 0 : end;
 }
 
-const json* Find(const json& obj, std::initializer_list<const char*> path) {
+// The members a JSON log record's text and host are read from, in the order they
+// are tried (the first non-empty string wins): the text's, then the host's.
+constexpr size_t kLongestPath = 3;
+struct MemberPath {
+  size_t size;
+  std::string_view keys[kLongestPath];
+};
+constexpr MemberPath kPaths[] = {
+    {1, {"log"}},
+    {1, {"textPayload"}},
+    {2, {"jsonPayload", "message"}},
+    {1, {"message"}},
+    {1, {"msg"}},
+    {3, {"resource", "labels", "pod_name"}},
+    {3, {"resource", "labels", "instance_id"}},
+    {2, {"labels", "compute.googleapis.com/resource_name"}},
+    {3, {"resource", "labels", "node_id"}},
+    {2, {"kubernetes", "pod_name"}},
+};
+constexpr size_t kPathCount = sizeof kPaths / sizeof kPaths[0], kTextPaths = 5;
+static_assert(kPathCount <= 32, "a record reader's path set is a 32-bit mask");
+
+const json* Find(const json& obj, const MemberPath& path) {
   const json* at = &obj;
-  for (const char* key : path) {
+  for (size_t k = 0; k < path.size; ++k) {
     if (!at->is_object()) return nullptr;
-    auto it = at->find(key);
+    auto it = at->find(std::string(path.keys[k]));
     if (it == at->end()) return nullptr;
     at = &*it;
   }
   return at;
 }
 
-std::string FirstString(const json& obj, std::initializer_list<std::initializer_list<const char*>> paths) {
-  for (const auto& path : paths) {
-    const json* v = Find(obj, path);
+// The first non-empty string at kPaths[from, to) in a parsed record.
+std::string FirstString(const json& obj, size_t from, size_t to) {
+  for (size_t i = from; i < to; ++i) {
+    const json* v = Find(obj, kPaths[i]);
     if (v && v->is_string() && !v->get<std::string>().empty()) return v->get<std::string>();
   }
   return "";
 }
 
-// A flat JSON object read without building a document: docker's json-file lines
-// ({"log":"...","stream":"stderr","time":"..."}) are most JSON log lines.
-class FlatObject {
+// Bytes a JSON string holds as they are: printable ASCII but the quote and the
+// backslash, and DEL (the parser takes it).
+constexpr std::array<bool, 256> PlainInString() {
+  std::array<bool, 256> plain{};
+  for (int c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
+  return plain;
+}
+constexpr std::array<bool, 256> kPlainInString = PlainInString();
+
+// A JSON log record read without building a document: docker's json-file lines
+// ({"log":"...\n","stream":"stderr","time":"..."}), Cloud Logging's and
+// fluent-bit's (resource or kubernetes labels nested in them) are most JSON log
+// lines, and the parser spent 20,000 instructions on each.
+class RecordReader {
  public:
   enum class Result { kRead, kAskTheParser };
 
-  // Reads object (which starts with '{'), keeping the string members the
-  // unwrapper reads. Anything beyond strings of well-formed UTF-8 with JSON's
-  // escapes (docker ends every "log" with "\n" and writes '<' as "\u003c"),
-  // numbers, booleans and null (nesting, a surrogate escape, an escaped key,
-  // trailing text) is left to the parser: kAskTheParser.
+  // Reads object (which starts with '{'), keeping the strings at kPaths. Text
+  // the parser might judge otherwise (a surrogate escape, an escaped key, nesting
+  // past kMaxDepth, anything that is not JSON) is left to it: kAskTheParser.
   Result Read(std::string_view object) {
     text_ = object;
-    pos_ = 1;
+    pos_ = 0;
+    if (!Object(1, (1u << kPathCount) - 1, 0)) return Result::kAskTheParser;
     Space();
-    if (Peek() == '}') return End();
-    for (;;) {
-      std::string_view key, value;
-      bool escaped = false;
-      if (!String(&key, &escaped) || escaped) return Result::kAskTheParser;
-      Space();
-      if (Peek() != ':') return Result::kAskTheParser;
-      ++pos_;
-      Space();
-      if (Peek() == '"') {
-        if (!String(&value, &escaped)) return Result::kAskTheParser;
-      } else if (!Scalar()) {
-        return Result::kAskTheParser;
-      }
-      // a number, true, false or null keeps no text (as the parser: the last value counts)
-      Keep(key, value, escaped);
-      Space();
-      if (Peek() == '}') return End();
-      if (Peek() != ',') return Result::kAskTheParser;
-      ++pos_;
-      Space();
-    }
+    return pos_ == text_.size() ? Result::kRead : Result::kAskTheParser;
   }
-  // The text field as FirstString takes it: the first non-empty of log,
-  // textPayload, message, msg (a repeated key: its last value, as the parser).
-  std::string_view Text() const {
-    for (std::string_view value : kept_)
-      if (!value.empty()) return value;
-    return {};
-  }
+  // The log text as FirstString takes it: the first non-empty string among the
+  // text paths (a repeated key: its last value, as the parser keeps it).
+  std::string_view Text() const { return FirstOf(0, kTextPaths); }
+  std::string_view Host() const { return FirstOf(kTextPaths, kPathCount); }
 
  private:
+  static constexpr int kMaxDepth = 16;  // below kMaxJsonDepth: deeper goes to the parser, which checks it
+
+  std::string_view FirstOf(size_t from, size_t to) const {
+    for (size_t i = from; i < to; ++i)
+      if (!kept_[i].empty()) return kept_[i];
+    return {};
+  }
   char Peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   void Space() {
     while (Peek() == ' ' || Peek() == '\t' || Peek() == '\r' || Peek() == '\n') ++pos_;
   }
-  Result End() {
+  // An object at Peek(). paths: the kPaths that may go on inside it, their first
+  // level keys read (none inside an array, or past every path's end).
+  bool Object(int depth, uint32_t paths, size_t level) {
+    if (depth > kMaxDepth) return false;
     ++pos_;
     Space();
-    return pos_ == text_.size() ? Result::kRead : Result::kAskTheParser;
+    if (Peek() == '}') return Close();
+    for (;;) {
+      std::string_view key;
+      bool escaped = false;
+      if (!String(&key, &escaped) || escaped) return false;
+      Space();
+      if (Peek() != ':') return false;
+      ++pos_;
+      Space();
+      uint32_t under = Continuing(paths, level, key);
+      for (size_t i = 0; i < kPathCount; ++i)  // a repeated key: the parser keeps its last value
+        if (under & (1u << i)) kept_[i] = {};
+      if (!Member(depth, under, level + 1)) return false;
+      Space();
+      if (Peek() == '}') return Close();
+      if (Peek() != ',') return false;
+      ++pos_;
+      Space();
+    }
+  }
+  bool Close() {  // the '}' or ']' at Peek()
+    ++pos_;
+    return true;
+  }
+  // Of paths, those whose key at level is key.
+  static uint32_t Continuing(uint32_t paths, size_t level, std::string_view key) {
+    uint32_t out = 0;
+    for (size_t i = 0; paths >> i; ++i)
+      if ((paths >> i & 1) && kPaths[i].size > level && kPaths[i].keys[level] == key) out |= 1u << i;
+    return out;
+  }
+  // A member's value; paths: the kPaths that lead to it or through it, level keys long.
+  bool Member(int depth, uint32_t paths, size_t level) {
+    if (Peek() == '{') return Object(depth + 1, paths, level);
+    if (Peek() != '"') return Value(depth);
+    std::string_view value;
+    bool escaped = false;
+    if (!String(&value, &escaped)) return false;
+    for (size_t i = 0; paths >> i; ++i)
+      if ((paths >> i & 1) && kPaths[i].size == level)
+        kept_[i] = escaped ? Decoded(value, &decoded_[i]) : value;
+    return true;
+  }
+  bool Value(int depth) {
+    std::string_view ignored;
+    bool escaped = false;
+    switch (Peek()) {
+      case '{': return Object(depth + 1, 0, 0);
+      case '[': return Array(depth + 1);
+      case '"': return String(&ignored, &escaped);
+      default: return Scalar();
+    }
+  }
+  bool Array(int depth) {
+    if (depth > kMaxDepth) return false;
+    ++pos_;
+    Space();
+    if (Peek() == ']') return Close();
+    for (;;) {
+      if (!Value(depth)) return false;
+      Space();
+      if (Peek() == ']') return Close();
+      if (Peek() != ',') return false;
+      ++pos_;
+      Space();
+    }
   }
   // A string's bytes between its quotes, as written; *escaped when it holds an
   // escape. False for an unknown escape, a surrogate's (\ud83d: the parser
@@ -104,6 +190,7 @@ class FlatObject {
     size_t start = ++pos_;
     for (; pos_ < text_.size(); ++pos_) {
       unsigned char c = static_cast<unsigned char>(text_[pos_]);
+      if (kPlainInString[c]) continue;  // most bytes: one load
       if (c == '"') {
         *out = text_.substr(start, pos_ - start);
         ++pos_;
@@ -141,18 +228,21 @@ class FlatObject {
     }
   }
   // raw (a string String read) with its escapes replaced, in *buffer.
+  // The bytes between escapes are appended a run at a time.
   static std::string_view Decoded(std::string_view raw, std::string* buffer) {
     buffer->clear();
-    for (size_t i = 0; i < raw.size(); ++i) {
-      if (raw[i] != '\\') {
-        *buffer += raw[i];
-      } else if (raw[++i] != 'u') {
-        *buffer += Unescaped(raw[i]);
+    for (size_t i = 0; i < raw.size();) {
+      size_t escape = std::min(raw.find('\\', i), raw.size());
+      buffer->append(raw.data() + i, escape - i);
+      if (escape == raw.size()) break;
+      if (raw[escape + 1] != 'u') {
+        *buffer += Unescaped(raw[escape + 1]);
+        i = escape + 2;
       } else {
         uint32_t code = 0;
-        CodePoint(raw.substr(i + 1), &code);  // String checked it
+        CodePoint(raw.substr(escape + 2), &code);  // String checked it
         AppendUtf8(code, buffer);
-        i += 4;
+        i = escape + 6;
       }
     }
     return *buffer;
@@ -230,16 +320,10 @@ class FlatObject {
     while (Peek() >= '0' && Peek() <= '9') ++pos_;
     return pos_ > start;
   }
-  void Keep(std::string_view key, std::string_view value, bool escaped) {
-    int k = key == "log" ? 0 : key == "textPayload" ? 1 : key == "message" ? 2 : key == "msg" ? 3 : -1;
-    if (k < 0) return;
-    kept_[k] = escaped ? Decoded(value, &decoded_[k]) : value;
-  }
-
   std::string_view text_;
   size_t pos_ = 0;
-  std::string_view kept_[4];  // log, textPayload, message, msg: views into text_ or decoded_
-  std::string decoded_[4];
+  std::string_view kept_[kPathCount];  // strings at kPaths: views into text_ or decoded_
+  std::string decoded_[kPathCount];
 };
 
 // The line from its '{' on (spaces and tabs before it skipped), or empty.
@@ -293,10 +377,10 @@ bool UnwrapCri(std::string_view line, std::string* partial, std::string* text, b
 bool UnwrapJson(std::string_view line, std::vector<std::string>* texts, std::string* host) {
   std::string_view object = ObjectIn(line);
   if (object.empty()) return false;
-  FlatObject flat;
-  if (flat.Read(object) != FlatObject::Result::kRead) return UnwrapJsonByParser(line, texts, host);
-  if (!SplitText(flat.Text(), texts)) return false;
-  host->clear();  // the host fields are nested: a flat object names none
+  RecordReader record;
+  if (record.Read(object) != RecordReader::Result::kRead) return UnwrapJsonByParser(line, texts, host);
+  if (!SplitText(record.Text(), texts)) return false;
+  host->assign(record.Host());
   return true;
 }
 
@@ -306,14 +390,9 @@ bool UnwrapJsonByParser(std::string_view line, std::vector<std::string>* texts, 
   if (!JsonDepthWithin(object)) return false;  // read as the text it is
   json doc = json::parse(object.begin(), object.end(), nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) return false;
-  std::string text =
-      FirstString(doc, {{"log"}, {"textPayload"}, {"jsonPayload", "message"}, {"message"}, {"msg"}});
+  std::string text = FirstString(doc, 0, kTextPaths);
   if (text.empty()) return false;
-  *host = FirstString(doc, {{"resource", "labels", "pod_name"},
-                            {"resource", "labels", "instance_id"},
-                            {"labels", "compute.googleapis.com/resource_name"},
-                            {"resource", "labels", "node_id"},
-                            {"kubernetes", "pod_name"}});
+  *host = FirstString(doc, kTextPaths, kPathCount);
   return SplitText(text, texts);
 }
 

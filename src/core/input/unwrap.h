@@ -20,8 +20,10 @@ bool UnwrapCri(std::string_view line, std::string* partial, std::string* text, b
 /// JSON-wrapped lines: when line is a JSON object with a log text field, sets
 /// *texts to its lines (a payload may hold several) and *host to the machine it
 /// names (empty when none) and returns true.
-/// A flat object of plain strings (docker's json-file) is read by hand; any other
-/// line by the JSON parser, as UnwrapJsonByParser (the tests hold the two equal).
+/// Most records (docker's json-file, Cloud Logging's, fluent-bit's) are read by
+/// hand; a line the hand reader leaves (a surrogate escape, deep nesting, an
+/// escaped key, no JSON) by the JSON parser, as UnwrapJsonByParser (the tests and
+/// jsonline_fuzzer hold the two equal).
 bool UnwrapJson(std::string_view line, std::vector<std::string>* texts, std::string* host);
 bool UnwrapJsonByParser(std::string_view line, std::vector<std::string>* texts, std::string* host);
 

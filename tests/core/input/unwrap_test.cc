@@ -65,6 +65,17 @@ const std::vector<std::string> kLines = {
     "{\"log\":\"surrogate \xed\xa0\x80\"}",
     "{\"log\":\"past U+10FFFF \xf4\x90\x80\x80\"}",
     "{\"log\":\"cut \xe2\x96\"}",
+    R"j({"insertId":"x1","resource":{"type":"k8s_container","labels":{"pod_name":"trainer-0","container_name":"jax"}},"textPayload":"XlaRuntimeError: RESOURCE_EXHAUSTED\n","severity":"ERROR"})j",
+    R"j({"jsonPayload":{"message":"killed \u003cpid 7\u003e","extra":[1,{"a":[]},"s"]},"resource":{"labels":{"instance_id":"42"}}})j",
+    R"j({"log":"oom\n","kubernetes":{"pod_name":"worker-3","labels":{"app":"jax"},"annotations":{}},"stream":"stderr"})j",
+    R"j({"message":"m","labels":{"compute.googleapis.com/resource_name":"node-a"},"resource":{"labels":{"node_id":"n1"}}})j",
+    R"j({"resource":{"labels":{"pod_name":"first"}},"log":"x","resource":{"labels":{}}})j",
+    R"j({"resource":{"labels":{"pod_name":"first"}},"log":"x","resource":7})j",
+    R"j({"log":"x","resource":{"labels":{"pod_name":"a","pod_name":"b"}}})j",
+    R"j({"log":{"nested":"no text"},"msg":"from msg","resource":{"labels":{"pod_name":["array"]}}})j",
+    R"j({"items":[{"log":"inside an array"}],"message":"outside"})j",
+    R"j({"log":"deep","a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":{"i":{"j":{"k":{"l":{"m":{"n":{"o":{"p":{"q":1}}}}}}}}}}}}}}}}})j",
+    R"j({"log":"x","a":[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]})j",
     R"j({"log":"tab	inside"})j",
     R"j({})j",
     R"j({"log":"x"} trailing)j",
@@ -90,6 +101,12 @@ TEST(UnwrapJson, TheHandReaderAgreesWithTheParserOnKnownShapes) {
   ASSERT_TRUE(UnwrapJson(kLines[11], &texts, &host));    // docker's line: its "\n" is no line of its own
   const std::vector<std::string> decoded = {"a \"quoted\" \\ path /x\ttab\bbs\fff", ""};
   EXPECT_EQ(texts, decoded);
+  // Cloud Logging's record: the text and the pod named in its resource labels.
+  ASSERT_TRUE(UnwrapJson(
+      R"j({"resource":{"type":"k8s_container","labels":{"pod_name":"trainer-0"}},"textPayload":"boom\n"})j",
+      &texts, &host));
+  EXPECT_EQ(texts, std::vector<std::string>{"boom"});
+  EXPECT_EQ(host, "trainer-0");
 }
 
 TEST(UnwrapJson, TheHandReaderAgreesWithTheParserOnMutatedLines) {
