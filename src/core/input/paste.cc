@@ -1,7 +1,6 @@
 #include "core/input/paste.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 #include <iterator>
 #include <map>
@@ -16,7 +15,7 @@ constexpr size_t kMinWrapWidth = 24;  // narrower blocks are lists of short valu
 constexpr size_t kMaxGutterIndent = 6;
 
 bool IsSpace(char c) { return c == ' ' || c == '\t'; }
-bool IsWordByte(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+bool IsWordByte(char c) { return IsAlnum(c) || c == '_' || c == '.'; }
 
 std::string_view TrimLeft(std::string_view text) {
   while (!text.empty() && IsSpace(text.front())) text.remove_prefix(1);
@@ -24,7 +23,7 @@ std::string_view TrimLeft(std::string_view text) {
 }
 
 bool StartsWith(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
+  return text.size() >= prefix.size() && SameBytes(text.data(), prefix.data(), prefix.size());
 }
 
 // "  12 | text", "12│text": a line-number gutter; returns its length, 0 when none.
@@ -200,11 +199,12 @@ bool StartsException(std::string_view text) {
        {"Error", "Exception", "Exhausted", "Interrupt", "Exit", "Warning", "Killed"})
     if (token.size() >= suffix.size() && token.substr(token.size() - suffix.size()) == suffix) return true;
   bool status = token.size() >= 4 && token.find('_') != std::string_view::npos;
-  for (char c : token) status = status && (std::isupper(static_cast<unsigned char>(c)) || c == '_');
+  for (char c : token) status = status && (IsUpper(c) || c == '_');
   return status;
 }
 
 bool StartsTraceback(std::string_view text) {
+  if (text.empty() || (text[0] != 'T' && text[0] != 'F' && text[0] != 'D' && text[0] != 'C')) return false;
   for (std::string_view head :
        {"Traceback (", "File \"", "During handling of", "The above exception", "Caused by"})
     if (StartsWith(text, head)) return true;
@@ -237,8 +237,7 @@ bool HasColumnGap(std::string_view text) {
 bool IsUnit(std::string_view word) {
   for (std::string_view unit :
        {"B", "KB", "KiB", "MB", "MiB", "GB", "GiB", "TB", "TiB", "K", "M", "G", "bytes"})
-    if (word.substr(0, unit.size()) == unit &&
-        (word.size() == unit.size() || !std::isalpha(static_cast<unsigned char>(word[unit.size()]))))
+    if (word.substr(0, unit.size()) == unit && (word.size() == unit.size() || !IsAlpha(word[unit.size()])))
       return true;
   return false;
 }
@@ -250,14 +249,13 @@ bool ReadsOn(std::string_view a, std::string_view b) {
   if (b.empty()) return false;
   std::string_view word = FirstWord(b);
   std::string_view letters = word.substr(0, word.find_last_not_of(",.;)") + 1);
-  bool prose = !letters.empty() && std::all_of(letters.begin(), letters.end(), [](char c) {
-    return std::islower(static_cast<unsigned char>(c)) || c == '\'' || c == '-';
-  });
+  bool prose = !letters.empty() && std::all_of(letters.begin(), letters.end(),
+                                               [](char c) { return IsLower(c) || c == '\'' || c == '-'; });
   if (prose || b.front() == '(')
     return true;             // "memory", "and", "(63.58G)," but not "section_end:", "https://"
   if (IsDigit(b.front())) {  // "29.49G at ...", or a number then its unit: "85898814480 bytes."
     size_t end = word.find_last_not_of(".,;:)");
-    if (end != std::string_view::npos && std::isalpha(static_cast<unsigned char>(word[end]))) return true;
+    if (end != std::string_view::npos && IsAlpha(word[end])) return true;
     return IsUnit(FirstWord(TrimLeft(b).substr(word.size())));
   }
   return !a.empty() && IsDigit(a.back()) && IsUnit(word);
@@ -266,25 +264,37 @@ bool ReadsOn(std::string_view a, std::string_view b) {
 // What is left of a log prefix cut off its message: nothing, or its level ("I", "WARNING").
 bool IsLevelOrNothing(std::string_view message) {
   message = TrimLeft(message);
-  return message.size() <= 8 && std::all_of(message.begin(), message.end(), [](char c) {
-           return std::isupper(static_cast<unsigned char>(c)) || c == ':';
-         });
+  return message.size() <= 8 &&
+         std::all_of(message.begin(), message.end(), [](char c) { return IsUpper(c) || c == ':'; });
+}
+
+// Whether the cleaner may leave text nothing but a level, told from its last byte.
+// A level left ends in an upper-case letter or ':' (the cleaner trims "` \t" after
+// it); prefixes that take the whole text end as the cleaner's prefixes end: a space
+// (\s), ']', ':', ')', '>' or '#', or a fence's word after its backticks. Text with a
+// backtick, an ANSI escape or a carriage return (which the cleaner takes out
+// first) may end in anything.
+bool MayEndBare(std::string_view text) {
+  if (text.empty()) return true;
+  char last = text.back();
+  if (IsUpper(last) || std::strchr(": \t\n\f]>#)", last)) return true;  // '\0' too: strchr finds the end
+  return std::memchr(text.data(), '`', text.size()) || std::memchr(text.data(), '\x1b', text.size()) ||
+         std::memchr(text.data(), '\r', text.size());
 }
 
 // A line a wrap cut inside a sentence ends in a word or a comma, not in '.', ':' or ')'.
 bool EndsMidSentence(std::string_view text) {
   if (text.empty()) return false;
   char last = text.back();
-  return std::isalnum(static_cast<unsigned char>(last)) || last == ',' || last == '-' || last == '\'';
+  return IsAlnum(last) || last == ',' || last == '-' || last == '\'';
 }
 
 // The letters a line's first word starts with, after any marks: "offset" of
 // "offset=0x1f", "Chunk" of "Chunk at", "memory" of "# memory used 7.07".
 std::string_view Key(std::string_view word) {
-  while (!word.empty() && (std::ispunct(static_cast<unsigned char>(word.front())) || IsSpace(word.front())))
-    word.remove_prefix(1);
+  while (!word.empty() && (IsPunct(word.front()) || IsSpace(word.front()))) word.remove_prefix(1);
   size_t n = 0;
-  while (n < word.size() && (std::isalpha(static_cast<unsigned char>(word[n])) || word[n] == '_')) ++n;
+  while (n < word.size() && (IsAlpha(word[n]) || word[n] == '_')) ++n;
   return word.substr(0, n);
 }
 
@@ -394,13 +404,13 @@ void PasteRestorer::Take(Piece&& piece) {
 
 const PasteRestorer::Block::KeyCount* PasteRestorer::Block::Find(std::string_view key) const {
   for (const KeyCount& k : keys)
-    if (k.key == key) return &k;
+    if (SameBytes(k.key, key)) return &k;
   return nullptr;
 }
 
 PasteRestorer::Block::KeyCount& PasteRestorer::Block::At(std::string_view key) {
   for (KeyCount& k : keys)
-    if (k.key == key) return k;
+    if (SameBytes(k.key, key)) return k;
   keys.push_back(KeyCount{key});
   return keys.back();
 }
@@ -431,8 +441,11 @@ bool PasteRestorer::Cut(const Piece& a, const Piece& b, size_t width) {
 // A block looks wrapped when most of the lines that may continue the one before
 // them pass the greedy-wrap test, two of them at least or two lines near its
 // width. In a machine log the lines are of all lengths and few pass.
-PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) const {
-  Block shape;
+void PasteRestorer::ShapeOf(const std::vector<Piece>& block, Block* out) const {
+  Block& shape = *out;
+  shape.keys.clear();  // keeps its room
+  shape.width = 0;
+  shape.rest_cuts = shape.start_cuts = 0;
   size_t any_width = 0;
   for (const auto& p : block) {
     any_width = std::max(any_width, p.columns);
@@ -455,7 +468,6 @@ PasteRestorer::Block PasteRestorer::ShapeOf(const std::vector<Piece>& block) con
     by_key.cut += was_cut;
   }
   shape.wrapped = cut * 2 >= may && (near >= 2 || cut >= 2);
-  return shape;
 }
 
 // Joined when the block looks wrapped and a wrap cut a before b; in a block that
@@ -507,9 +519,13 @@ void PasteRestorer::MarkBarePrefixes(std::vector<Piece>* block) {
   for (size_t i = 0; i + 1 < block->size(); ++i) {
     Piece& a = (*block)[i];
     const Piece& b = (*block)[i + 1];
-    if (a.log_prefix && !b.item && !b.log_prefix)
-      a.bare_prefix = IsLevelOrNothing(cleaner_.Clean(TrimLeft(a.content())).message);
+    if (a.log_prefix && !b.item && !b.log_prefix) a.bare_prefix = IsBarePrefix(a.content(), &cleaner_);
   }
+}
+
+bool PasteRestorer::IsBarePrefix(std::string_view content, LineCleaner* cleaner) {
+  content = TrimLeft(content);
+  return MayEndBare(content) && IsLevelOrNothing(cleaner->Clean(content).message);
 }
 
 // keep_last: the block is at its cap, not at a break, and its last logical line may
@@ -521,8 +537,10 @@ void PasteRestorer::EmitBlock(bool keep_last) {
   block.swap(block_);  // the sink may call back into Flush
   if (block.empty()) return;
   MarkBarePrefixes(&block);
-  Block shape = ShapeOf(block);
-  std::string logical;  // the lines joined from block[first] on; a line left alone is sent as it is
+  const Block& shape = shape_;
+  ShapeOf(block, &shape_);
+  std::string& logical =
+      logical_;  // the lines joined from block[first] on; a line left alone is sent as it is
   size_t first = 0, joined = 0;
   auto text = [&]() -> std::string_view { return joined > 0 ? logical : block[first].content(); };
   for (size_t i = 1; i < block.size(); ++i) {

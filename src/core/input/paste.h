@@ -135,6 +135,10 @@ class PasteRestorer {
   /// bare_prefix is left to the block (MarkBarePrefixes). storage: a buffer to keep
   /// the printed line in (a spare one keeps its room: no allocation per line).
   static Piece Strip(std::string_view text, std::string storage = {});
+  /// A log prefix with nothing after it but a level, as cleaner reads content
+  /// ("2025-07-31 20:22:43.04: I"): its message was cut off it. Most lines are
+  /// refused by their last byte, without cleaning.
+  static bool IsBarePrefix(std::string_view content, LineCleaner* cleaner);
 
  private:
   struct Block {
@@ -153,7 +157,7 @@ class PasteRestorer {
     const KeyCount* Find(std::string_view key) const;
     KeyCount& At(std::string_view key);
   };
-  Block ShapeOf(const std::vector<Piece>& block) const;
+  void ShapeOf(const std::vector<Piece>& block, Block* shape) const;
   static bool MayContinue(const Piece& a, const Piece& b, const Block& block);
   static bool Cut(const Piece& a, const Piece& b, size_t width);
   void Take(Piece&& piece);
@@ -175,6 +179,10 @@ class PasteRestorer {
   // first, so a Flush from the sink sends nothing and Send is never re-entered).
   std::vector<std::string> spare_;
   std::vector<std::string_view> physical_;
+  // A block's shape and its joined text, their room kept from block to block
+  // (a Flush from the sink finds block_ empty and touches neither).
+  Block shape_;
+  std::string logical_;
   bool active_ = true;
   uint64_t bytes_ = 0, lines_ = 0, decorated_lines_ = 0, joined_lines_ = 0;  // of this window
   uint64_t windows_ = 0;                                                     // windows of this input judged

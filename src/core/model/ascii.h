@@ -15,6 +15,10 @@ namespace oomlens {
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 inline bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 inline bool IsAlnum(char c) { return IsDigit(c) || IsAlpha(c); }
+inline bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
+inline bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
+/// Printable and neither a letter, a digit nor a space: "C"'s ispunct.
+inline bool IsPunct(char c) { return c > ' ' && c < 0x7f && !IsAlnum(c); }
 
 /// Whether the n bytes at a and b are equal. The strings compared on every
 /// candidate line (literals, a pattern's leading bytes, a series' key) are short:

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -310,6 +311,68 @@ TEST(PasteRestorer, ColumnsCountCodePointsLikeAByteLoop) {
     for (char c : text) expected += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
     EXPECT_EQ(PasteRestorer::Strip(text).columns, expected) << text;
   }
+}
+
+}  // namespace
+}  // namespace oomlens
+
+namespace oomlens {
+namespace {
+
+// IsBarePrefix refuses most lines by their last byte before cleaning them: it
+// must answer as cleaning every line would. Lines are made of every kind of
+// prefix the cleaner takes, then nothing, a level, or words, with the endings
+// that could fool a test of the last byte (a fence's word, a ray tag's ')',
+// ANSI escapes, carriage returns, tabs and form feeds).
+TEST(PasteRestorerIsBarePrefix, AnswersAsCleaningTheLineWould) {
+  const std::vector<std::string> prefixes = {"I1130 12:00:00.000000  1000 train.py:1] ",
+                                             "E1130 12:00:00 7 f.cc:2]",
+                                             "2025-07-31 20:22:43.04: ",
+                                             "[2026-11-30T12:00:00Z] ",
+                                             "[  12.345678] ",
+                                             "[12.5]",
+                                             "W tensorflow/core/x.cc:88] ",
+                                             "- root - INFO - ",
+                                             "ERROR:root:",
+                                             "INFO 03-21 20:15:44 [file.py:33] ",
+                                             "[WARNING] ",
+                                             "[rank3]: ",
+                                             "[rank3]",
+                                             "(RayWorker pid=12, ip=10.0.0.1) ",
+                                             "(RayWorker pid=12)",
+                                             "[pod/worker-1/main] ",
+                                             "worker-3: ",
+                                             "web_1 | ",
+                                             "##[error]",
+                                             "> ",
+                                             ">",
+                                             "- ",
+                                             "# ",
+                                             "#",
+                                             "```python",
+                                             "```",
+                                             "`"};
+  const std::vector<std::string> rests = {
+      "",       "I",  "WARNING", "E:",        " ERROR", "ERRORS:XYZ", "out of memory",
+      "step 5", "x)", "a]",      "done:",     "ok>",    "n#",         "\t",
+      "\f",     " ",  "\x1b[0m", "\x1b[31mE", "50%\r",  "bar\rINFO",  "\r",
+      "I\r",    "``", "`I`",     "py",        "(x)",    "9",          "Z"};
+  std::mt19937 rng(5);
+  LineCleaner cleaner;
+  int bare = 0;
+  for (int round = 0; round < 60000; ++round) {
+    std::string line;
+    for (int k = 1 + static_cast<int>(rng() % 3); k > 0; --k) line += prefixes[rng() % prefixes.size()];
+    for (int k = static_cast<int>(rng() % 3); k > 0; --k) line += rests[rng() % rests.size()];
+    std::string_view message = cleaner.Clean(line).message;
+    while (!message.empty() && (message.front() == ' ' || message.front() == '\t')) message.remove_prefix(1);
+    bool expected = message.size() <= 8 && std::all_of(message.begin(), message.end(), [](char c) {
+                      return (c >= 'A' && c <= 'Z') || c == ':';
+                    });
+    bare += expected;
+    ASSERT_EQ(PasteRestorer::IsBarePrefix(line, &cleaner), expected) << "'" << line << "'";
+  }
+  EXPECT_GT(bare, 5000) << "the generator should make many bare prefixes";
 }
 
 }  // namespace

@@ -2,12 +2,27 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstring>
 #include <random>
 #include <string>
 
 namespace oomlens {
 namespace {
+
+// The program never sets a locale, so <cctype> answers for "C": the inline
+// classes must give its answers for every byte (the readers replaced its calls).
+TEST(AsciiClasses, AgreeWithTheCLocaleOnEveryByte) {
+  for (int b = 0; b < 256; ++b) {
+    char c = static_cast<char>(b);
+    EXPECT_EQ(IsDigit(c), std::isdigit(b) != 0) << b;
+    EXPECT_EQ(IsAlpha(c), std::isalpha(b) != 0) << b;
+    EXPECT_EQ(IsAlnum(c), std::isalnum(b) != 0) << b;
+    EXPECT_EQ(IsUpper(c), std::isupper(b) != 0) << b;
+    EXPECT_EQ(IsLower(c), std::islower(b) != 0) << b;
+    EXPECT_EQ(IsPunct(c), std::ispunct(b) != 0) << b;
+  }
+}
 
 // Every length the word compares treat apart (0-3 byte by byte, 4-7 two 4-byte
 // words, 8-16 two 8-byte words, longer with memcmp between), with the one byte
