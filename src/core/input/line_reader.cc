@@ -111,6 +111,8 @@ void LineReader::Emit(size_t length, bool truncated, Line* line) {
   line->offset = consumed_;
   line->truncated = truncated;
   line->holds_hit = hit_pending_ && hit_offset_ >= consumed_ && hit_offset_ < consumed_ + length;
+  line->clear =
+      !truncated && consumed_ + length < clear_end_;  // its newline, at consumed_ + length, before it
   hit_pending_ = false;
   size_t advance = truncated ? length : std::min(length + 1, end_ - start_);
   start_ += advance;
@@ -185,6 +187,18 @@ void LineReader::SkipUntil(const Finder& find) {
     if (end_ - start_ >= max_line_) return;  // a line too long to hold: Next() cuts it
     if (!Fill()) return;                     // the end: Next() returns what is left
   }
+}
+
+void LineReader::MarkClear(const Finder& find) {
+  if (skip_rest_ || consumed_ < clear_end_ || consumed_ == marked_from_) return;
+  if (!std::memchr(buf_.get() + start_, '\n', end_ - start_) && !Fill()) return;  // not one whole line yet
+  marked_from_ = consumed_;
+  const char* base = buf_.get() + start_;
+  size_t pending = end_ - start_;
+  size_t hit = find(std::string_view(base, pending), consumed_, nullptr);
+  size_t limit = hit == std::string_view::npos ? pending : hit;  // the lines ending before here
+  const void* last_nl = limit > 0 ? ::memrchr(base, '\n', limit) : nullptr;
+  if (last_nl) clear_end_ = consumed_ + static_cast<uint64_t>(static_cast<const char*>(last_nl) - base) + 1;
 }
 
 }  // namespace oomlens

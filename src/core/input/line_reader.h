@@ -22,6 +22,7 @@ struct Line {
   uint64_t offset = 0;     ///< byte offset of the line's start in the input
   bool truncated = false;  ///< the line was longer than the cap; text is its start
   bool holds_hit = false;  ///< text holds the byte SkipUntil's finder reported
+  bool clear = false;      ///< MarkClear's finder reports nothing in text (nor in any part of it)
 };
 
 /// Where bytes come from.
@@ -106,6 +107,11 @@ class LineReader {
   /// the end of input). Line numbers and offsets stay exact. This is the fast
   /// path: most of a log is only searched once and its newlines counted.
   void SkipUntil(const Finder& find);
+  /// While every line is wanted (the paste restorer's window), finds ahead in the
+  /// buffered lines, once for many: Next() marks those whose text holds nothing
+  /// find reports (Line::clear), so they need no search one by one. Lines up to
+  /// the first reported byte are marked; a search starts again past its line.
+  void MarkClear(const Finder& find);
   /// Empty unless a read failed.
   const std::string& error() const { return error_; }
   uint64_t bytes_read() const { return bytes_read_; }
@@ -126,6 +132,9 @@ class LineReader {
   bool skip_rest_ = false;    // the last line was cut: drop the rest of it
   bool hit_pending_ = false;  // SkipUntil stopped at a hit, at input offset hit_offset_
   uint64_t hit_offset_ = 0;
+  // MarkClear: the lines ending (their newline too) at or before input offset
+  // clear_end_ hold nothing its finder reports; the last search started at marked_from_.
+  uint64_t clear_end_ = 0, marked_from_ = UINT64_MAX;
   uint64_t line_number_ = 0, bytes_read_ = 0, consumed_ = 0;
   std::string error_;
 };

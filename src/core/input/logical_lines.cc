@@ -36,7 +36,7 @@ void LogicalLines::EmitPartial() {
   if (cri_partial_.empty()) return;
   std::string text = std::move(cri_partial_);
   cri_partial_.clear();
-  Physical(text, partial_number_, false);
+  Physical(text, partial_number_, false, false);
 }
 
 void LogicalLines::Push(const Line& line) {
@@ -49,28 +49,30 @@ void LogicalLines::Push(const Line& line) {
     if (!complete) return;  // wait for the rest of the line
     text = unwrapped_;
   }
-  bool known_candidate =
-      line.holds_hit && text.data() == line.text.data();  // the fast path found a literal in it
+  bool as_read = text.data() == line.text.data();    // not a CRI record's unwrapped text
+  bool known_candidate = line.holds_hit && as_read;  // the fast path found a literal in it
+  bool known_clear = line.clear && as_read;          // and in its parts, no literal either
   std::string_view content = text;
   while (!content.empty() && content.back() == '\r') content.remove_suffix(1);
-  if (content.find('\r') == std::string_view::npos) return Physical(text, line.number, known_candidate);
+  if (content.find('\r') == std::string_view::npos)
+    return Physical(text, line.number, known_candidate, known_clear);
   for (size_t start = 0; start <= content.size();) {
     size_t end = std::min(content.find('\r', start), content.size());
-    if (end > start) Physical(content.substr(start, end - start), line.number, false);
+    if (end > start) Physical(content.substr(start, end - start), line.number, false, known_clear);
     start = end + 1;
   }
 }
 
 // One line, or one part of a line cut by carriage returns: to the paste restorer
 // (JSON payloads unwrapped first), or on.
-void LogicalLines::Physical(std::string_view text, uint64_t number, bool known_candidate) {
+void LogicalLines::Physical(std::string_view text, uint64_t number, bool known_candidate, bool known_clear) {
   if (!paste_.active()) return Emit(text, number, known_candidate);
   std::string host;
-  if (MayBeJson(text) && UnwrapJson(text, &payload_lines_, &host)) {
+  if (MayBeJson(text) && UnwrapJson(text, &payload_lines_, &host)) {  // decoded: no part of text
     for (const auto& payload : payload_lines_) paste_.Push(payload, number, host, /*record=*/true);
     return;
   }
-  paste_.Push(text, number, "");
+  paste_.Push(text, number, "", /*record=*/false, known_clear);
 }
 
 // A line past the paste restorer: a JSON envelope that may matter gives its payload lines.

@@ -68,7 +68,8 @@ class LogicalLines {
   bool idle() const { return cri_partial_.empty() && !paste_.active(); }
 
  private:
-  void Physical(std::string_view text, uint64_t number, bool known_candidate);
+  /// known_clear: the reader's search found no literal in text (Line::clear).
+  void Physical(std::string_view text, uint64_t number, bool known_candidate, bool known_clear);
   void Emit(std::string_view text, uint64_t number, bool known_candidate);
 
   Sink sink_;

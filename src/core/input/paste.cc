@@ -357,7 +357,8 @@ PasteRestorer::Piece PasteRestorer::Strip(std::string_view text, std::string sto
   return piece;
 }
 
-void PasteRestorer::Push(std::string_view text, uint64_t number, const std::string& host, bool record) {
+void PasteRestorer::Push(std::string_view text, uint64_t number, const std::string& host, bool record,
+                         bool clear) {
   if (!active_) return sink_(text, number, host, {text}, false);
   bytes_ += text.size() + 1;
   ++lines_;
@@ -378,7 +379,8 @@ void PasteRestorer::Push(std::string_view text, uint64_t number, const std::stri
   piece.starts_record = piece.starts_record || record;
   if (!piece.breaks && !piece.item && starts_message_) {  // a record's too: it is no rest of a wrap
     std::string_view content = piece.content(), trimmed = TrimLeft(content);
-    int start = starts_message_(trimmed);
+    bool part_of_text = !piece.content_part.owned();  // markup taken out could have joined a literal
+    int start = clear && part_of_text ? kNoLiteral : starts_message_(trimmed);
     if (trimmed.size() == content.size()) piece.sent_start = start;  // the text sent
     piece.start_of = std::max(start, 0);
     piece.holds_start = piece.start_of != 0;

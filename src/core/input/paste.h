@@ -68,8 +68,11 @@ class PasteRestorer {
   void Begin();
   /// One physical line (without its newline) of the current input. record: the line
   /// came out of a structured envelope (a JSON log record's payload): a record of its
-  /// own, never a wrap's rest.
-  void Push(std::string_view text, uint64_t number, const std::string& host, bool record = false);
+  /// own, never a wrap's rest. clear: text holds none of the rules' literals (the
+  /// reader's search said so), so StartsMessage would say kNoLiteral of it and of
+  /// any part of it: it is not asked.
+  void Push(std::string_view text, uint64_t number, const std::string& host, bool record = false,
+            bool clear = false);
   /// Hands on every line still held (end of input, or before the fast path).
   void Flush();
   /// Whether lines should go through Push; false once a machine log's window ended.
@@ -91,6 +94,7 @@ class PasteRestorer {
         own_ = std::move(text);
         owned_ = true;
       }
+      bool owned() const { return owned_; }  ///< bytes went from inside it: no part of the printed line
       void RemovePrefix(size_t n) {
         if (owned_) own_.erase(0, n);
         else at_ += n, size_ -= n;

@@ -125,6 +125,7 @@ struct Scanner::State {
     };
     for (;;) {
       if (recognizer.idle()) reader.SkipUntil(find);  // the fast path
+      else reader.MarkClear(find);                    // every line read: searched many at once
       if (!reader.Next(&line)) break;
       if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
         report.interrupted = true;

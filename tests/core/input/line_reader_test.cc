@@ -142,5 +142,49 @@ TEST(LineReader, NewlinesTheFinderCountedAreNotCountedAgain) {
   }
 }
 
+// Reading every line with MarkClear before each: a line marked clear holds no
+// literal (never a wrong mark), nearly every line without one is marked, the
+// lines and their numbers are those read without it, and a line too long for
+// the buffer is never marked. Chunks from 64 bytes (shorter than many lines) up.
+TEST(LineReader, MarkClearMarksOnlyLinesWithoutAHit) {
+  auto search = LiteralSearch::Build({"OOMKilled", "RESOURCE_EXHAUSTED"});
+  ASSERT_NE(search, nullptr);
+  std::mt19937 rng(11);
+  std::string text;
+  for (int number = 1; number <= 3000; ++number) {
+    text += std::string(rng() % 120, "ab 19:."[rng() % 7]);
+    if (rng() % 5 == 0) text += rng() % 2 ? "OOMKilled" : "RESOURCE_EXHAUSTED";
+    if (rng() % 500 == 0) text += std::string(300, 'z');  // longer than the cap below
+    text += "\n";
+  }
+  text += "OOMKilled at the end, no newline";
+  LineReader::Finder find = [&search](std::string_view t, uint64_t, NewlineTally* counted) {
+    return search->FindInFirstLine(t, counted);
+  };
+  for (size_t chunk : {64, 1000, 65536}) {
+    std::vector<std::string> plain;
+    ReadAll(text, chunk, 256, &plain);
+    StringSource source(text);
+    LineReader reader(&source, chunk, 256);
+    Line line;
+    size_t lines = 0, without = 0, marked = 0;
+    for (reader.MarkClear(find); reader.Next(&line); reader.MarkClear(find)) {
+      ASSERT_LT(lines, plain.size()) << chunk;
+      EXPECT_EQ(line.text, plain[lines]) << chunk;
+      ++lines;
+      EXPECT_EQ(line.number, lines) << chunk;
+      bool holds = search->FindInFirstLine(line.text) != std::string_view::npos;
+      if (line.clear) {
+        EXPECT_FALSE(holds || line.truncated) << chunk << " line " << line.number;
+      }
+      without += !holds && !line.truncated;
+      marked += line.clear;
+    }
+    EXPECT_EQ(lines, plain.size()) << chunk;
+    size_t share = chunk < 256 ? 5 : 9;  // tenths; chunks shorter than a line leave some lines whole in none
+    EXPECT_GE(marked * 10, without * share) << chunk << ": " << marked << " of " << without << " marked";
+  }
+}
+
 }  // namespace
 }  // namespace oomlens

@@ -377,3 +377,36 @@ TEST(PasteRestorerIsBarePrefix, AnswersAsCleaningTheLineWould) {
 
 }  // namespace
 }  // namespace oomlens
+
+namespace oomlens {
+namespace {
+
+// A line the reader's search found no literal in is not asked about again: the
+// restorer sends it known to hold none. A line whose markup went (backticks can
+// hide a literal: "out `of` memory") is asked all the same.
+TEST(PasteRestorer, AClearLineIsNotSearchedAgainUnlessItsMarkupWent) {
+  std::vector<std::string> asked;
+  std::vector<int> known;
+  PasteRestorer restorer(
+      [&known](std::string_view, uint64_t, const std::string&, const std::vector<std::string_view>&,
+               int known_start) { known.push_back(known_start); },
+      [&asked](std::string_view text) {
+        asked.emplace_back(text);
+        return text.find("out of memory") != std::string_view::npos ? 1 : PasteRestorer::kNoLiteral;
+      });
+  restorer.Begin();
+  restorer.Push("I1130 12:00:00.000000  1 a.py:1] step 1", 1, "", false, /*clear=*/true);
+  restorer.Push("", 2, "");
+  restorer.Push("CUDA out `of` memory", 3, "", false, /*clear=*/true);
+  restorer.Push("", 4, "");
+  restorer.Push("I1130 12:00:00.000000  1 a.py:1] step 2", 5, "");
+  restorer.Flush();
+  EXPECT_EQ(asked,
+            (std::vector<std::string>{"CUDA out of memory", "I1130 12:00:00.000000  1 a.py:1] step 2"}));
+  ASSERT_EQ(known.size(), 5u);
+  EXPECT_EQ(known[0], PasteRestorer::kNoLiteral);
+  EXPECT_EQ(known[4], PasteRestorer::kNoLiteral);
+}
+
+}  // namespace
+}  // namespace oomlens
