@@ -198,6 +198,8 @@ size_t DashLoggingPrefix(std::string_view t, std::string_view* level) {
 
 // What kPrefixes allow after a leading word, checked by hand: most message
 // lines start with a word that no prefix can follow, and skip the regexes.
+// Asked after GlogPrefix: glog's kPrefixes[0] is left out (a line cut inside
+// its prefix, as a killed job's last line often is, needs no regex).
 // Keep in step with kPrefixes (tested against them: MayStartWithPrefix).
 bool MayStartWithPrefix(std::string_view t) {
   if (t.empty()) return false;
@@ -217,8 +219,7 @@ bool MayStartWithPrefix(std::string_view t) {
   size_t gap = 0;
   while (gap < rest.size() && IsSpace(rest[gap])) ++gap;
   char after = gap < rest.size() ? rest[gap] : '\0';
-  bool glog_or_tf = (first == 'I' || first == 'W' || first == 'E' || first == 'F') && t.size() > 1 &&
-                    (IsDigit(t[1]) || IsSpace(t[1]));
+  bool tf = (first == 'I' || first == 'W' || first == 'E' || first == 'F') && t.size() > 1 && IsSpace(t[1]);
   bool level = false;
   if (std::strchr("DIWECF", first))
     for (std::string_view word : {"DEBUG", "INFO", "WARN", "ERROR", "CRITICAL", "FATAL"})
@@ -226,7 +227,7 @@ bool MayStartWithPrefix(std::string_view t) {
   bool python_logging = rest.substr(0, 3) == " - ";
   bool host_tag = IsDigit(t[w - 1]) && (after == ':' || after == '|');
   bool compose = gap > 0 && after == '|';
-  return glog_or_tf || level || python_logging || host_tag || compose;
+  return tf || level || python_logging || host_tag || compose;
 }
 
 bool StartsWithPrefix(std::string_view text) {

@@ -74,8 +74,9 @@ size_t IsoTimestampPrefix(std::string_view text, std::string_view* timestamp);
 /// is none; sets the level. kPrefixes[4] by hand, for texts that start with '-'.
 size_t DashLoggingPrefix(std::string_view text, std::string_view* level);
 
-/// False only when none of the cleaner's prefixes can start text: a test on its
-/// first word that spares most message lines the prefix regexes.
+/// False only when none of the cleaner's prefixes but glog's (which GlogPrefix
+/// reads, and is asked first) can start text: a test on its first word that
+/// spares most message lines the prefix regexes.
 bool MayStartWithPrefix(std::string_view text);
 /// True when one of the cleaner's prefixes matches at the start of text (the
 /// regexes themselves; MayStartWithPrefix is checked against it).

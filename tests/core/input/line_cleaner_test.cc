@@ -245,7 +245,8 @@ TEST(MayStartWithPrefix, NeverRefusesALineAPrefixPatternMatches) {
   for (int round = 0; round < 200000; ++round) {
     std::string line = std::string(1, "IWEFMUwhrDC1207"[rng() % 15]);  // a word or a number
     for (int k = static_cast<int>(rng() % 7); k > 0; --k) line += pieces[rng() % pieces.size()];
-    if (!StartsWithPrefix(line)) continue;
+    std::string_view level, timestamp;
+    if (!StartsWithPrefix(line) || GlogPrefix(line, &level, &timestamp) > 0) continue;  // glog's: read first
     ++prefixed;
     ASSERT_TRUE(MayStartWithPrefix(line)) << "'" << line << "'";
   }
@@ -255,6 +256,8 @@ TEST(MayStartWithPrefix, NeverRefusesALineAPrefixPatternMatches) {
   EXPECT_TRUE(MayStartWithPrefix("worker-3: RESOURCE_EXHAUSTED"));
   EXPECT_FALSE(MayStartWithPrefix("12:00:35,635 - the rest of a wrapped line"));
   EXPECT_FALSE(MayStartWithPrefix("0.586 grad_norm"));
+  EXPECT_FALSE(MayStartWithPrefix("I1130 12:36:12.384864  103"));  // a glog prefix cut off: no regex
+  EXPECT_TRUE(MayStartWithPrefix("E tensorflow/core/x.cc:88] oom"));
 }
 
 }  // namespace
