@@ -190,7 +190,8 @@ void LineReader::SkipUntil(const Finder& find) {
 }
 
 void LineReader::MarkClear(const Finder& find) {
-  if (skip_rest_ || consumed_ < clear_end_ || consumed_ == marked_from_) return;
+  if (skip_rest_ || consumed_ < clear_end_ || consumed_ == marked_from_ || line_number_ < search_from_line_)
+    return;
   if (!std::memchr(buf_.get() + start_, '\n', end_ - start_) && !Fill()) return;  // not one whole line yet
   marked_from_ = consumed_;
   const char* base = buf_.get() + start_;
@@ -199,6 +200,8 @@ void LineReader::MarkClear(const Finder& find) {
   size_t limit = hit == std::string_view::npos ? pending : hit;  // the lines ending before here
   const void* last_nl = limit > 0 ? ::memrchr(base, '\n', limit) : nullptr;
   if (last_nl) clear_end_ = consumed_ + static_cast<uint64_t>(static_cast<const char*>(last_nl) - base) + 1;
+  mark_backoff_ = last_nl ? 0 : std::min(std::max<uint64_t>(1, 2 * mark_backoff_), kMaxMarkBackoff);
+  search_from_line_ = line_number_ + mark_backoff_;
 }
 
 }  // namespace oomlens

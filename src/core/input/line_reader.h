@@ -111,7 +111,10 @@ class LineReader {
   /// buffered lines, once for many: Next() marks those whose text holds nothing
   /// find reports (Line::clear), so they need no search one by one. Lines up to
   /// the first reported byte are marked; a search starts again past its line.
+  /// Searches that mark nothing (every line holds a hit, as a dump's do) are
+  /// made further and further apart, up to kMaxMarkBackoff lines.
   void MarkClear(const Finder& find);
+  static constexpr uint64_t kMaxMarkBackoff = 32;
   /// Empty unless a read failed.
   const std::string& error() const { return error_; }
   uint64_t bytes_read() const { return bytes_read_; }
@@ -135,6 +138,7 @@ class LineReader {
   // MarkClear: the lines ending (their newline too) at or before input offset
   // clear_end_ hold nothing its finder reports; the last search started at marked_from_.
   uint64_t clear_end_ = 0, marked_from_ = UINT64_MAX;
+  uint64_t mark_backoff_ = 0, search_from_line_ = 0;  // no search before line_number_ reaches it
   uint64_t line_number_ = 0, bytes_read_ = 0, consumed_ = 0;
   std::string error_;
 };

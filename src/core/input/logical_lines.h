@@ -66,6 +66,8 @@ class LogicalLines {
   /// True when nothing is held and every line goes straight on: lines without a
   /// literal cannot matter then.
   bool idle() const { return cri_partial_.empty() && !paste_.active(); }
+  /// True while the paste restorer reads every line (it asks each line's start).
+  bool restoring() const { return paste_.active(); }
 
  private:
   /// known_clear: the reader's search found no literal in text (Line::clear).

@@ -60,6 +60,9 @@ class Recognizer {
   void Finish();
   /// True when no message is open: lines without a literal cannot matter.
   bool idle() const { return open_.empty() && pending_.empty() && lines_.idle(); }
+  /// True while the paste restorer reads every line: knowing which lines hold no
+  /// literal (Line::clear) spares it a search per line.
+  bool restoring() const { return lines_.restoring(); }
   /// Offset of the first literal in text, or npos (the prefilter).
   size_t FindCandidate(std::string_view text, NewlineTally* counted) const {
     return prefilter_->Find(text, counted);

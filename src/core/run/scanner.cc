@@ -124,8 +124,8 @@ struct Scanner::State {
       return ahead ? ahead->Find(text, offset) : recognizer.FindCandidate(text, counted);
     };
     for (;;) {
-      if (recognizer.idle()) reader.SkipUntil(find);  // the fast path
-      else reader.MarkClear(find);                    // every line read: searched many at once
+      if (recognizer.idle()) reader.SkipUntil(find);            // the fast path
+      else if (recognizer.restoring()) reader.MarkClear(find);  // every line read: searched many at once
       if (!reader.Next(&line)) break;
       if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
         report.interrupted = true;
