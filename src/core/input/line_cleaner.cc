@@ -4,6 +4,7 @@
 #include <re2/set.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -205,26 +206,29 @@ bool MayStartWithPrefix(std::string_view t) {
   if (t.empty()) return false;
   char first = t[0];
   bool letter = (first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z');
-  if (!letter && !IsDigit(first)) return true;  // lines starting with a word are sorted out here
-  auto word_byte = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c) || c == '_' || c == '.' || c == '-';
-  };
+  if (!letter && !IsDigit(first)) return true;         // lines starting with a word are sorted out here
+  static const std::array<bool, 256> kWordByte = [] {  // [\w.-]: one load a byte (the word of every line)
+    std::array<bool, 256> table{};
+    for (int c = 0; c < 256; ++c)
+      table[c] = IsAlnum(static_cast<char>(c)) || c == '_' || c == '.' || c == '-';
+    return table;
+  }();
   size_t w = 0;
-  while (w < t.size() && word_byte(t[w])) ++w;
+  while (w < t.size() && kWordByte[static_cast<unsigned char>(t[w])]) ++w;
   std::string_view rest = t.substr(w);
+  bool python_logging = rest.size() >= 3 && rest[0] == ' ' && rest[1] == '-' && rest[2] == ' ';  // " - "
   if (!letter) {  // a number (a wrapped line's rest, often): an ISO date or Python logging's name
     bool iso_date = t.size() > 4 && IsDigit(t[1]) && IsDigit(t[2]) && IsDigit(t[3]) && t[4] == '-';
-    return iso_date || rest.substr(0, 3) == " - ";
+    return iso_date || python_logging;
   }
   size_t gap = 0;
   while (gap < rest.size() && IsSpace(rest[gap])) ++gap;
   char after = gap < rest.size() ? rest[gap] : '\0';
   bool tf = (first == 'I' || first == 'W' || first == 'E' || first == 'F') && t.size() > 1 && IsSpace(t[1]);
   bool level = false;
-  if (std::strchr("DIWECF", first))
+  if (first == 'D' || first == 'I' || first == 'W' || first == 'E' || first == 'C' || first == 'F')
     for (std::string_view word : {"DEBUG", "INFO", "WARN", "ERROR", "CRITICAL", "FATAL"})
-      level = level || t.substr(0, word.size()) == word;
-  bool python_logging = rest.substr(0, 3) == " - ";
+      level = level || (t.size() >= word.size() && SameBytes(t.data(), word.data(), word.size()));
   bool host_tag = IsDigit(t[w - 1]) && (after == ':' || after == '|');
   bool compose = gap > 0 && after == '|';
   return tf || level || python_logging || host_tag || compose;
