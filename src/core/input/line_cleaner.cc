@@ -114,26 +114,25 @@ void KeepTimestamp(std::string_view found, std::string* kept) {
 }  // namespace
 
 size_t GlogPrefix(std::string_view t, std::string_view* level, std::string_view* timestamp) {
-  size_t n = t.size(), i = 1;
-  auto digits = [&](size_t exactly) {  // exactly > 0: that many; 0: one or more
-    size_t start = i;
-    while (i < n && IsDigit(t[i]) && (exactly == 0 || i - start < exactly)) ++i;
-    return exactly == 0 ? i > start : i - start == exactly;
-  };
-  auto byte = [&](char c) { return i < n && t[i] == c ? (++i, true) : false; };
-  auto spaces = [&] {
-    size_t start = i;
-    while (i < n && IsSpace(t[i])) ++i;
-    return i > start;
-  };
-  if (n == 0 || (t[0] != 'I' && t[0] != 'W' && t[0] != 'E' && t[0] != 'F')) return 0;
-  if (!(digits(4) && byte(' ') && digits(2) && byte(':') && digits(2) && byte(':') && digits(0))) return 0;
-  if (i + 1 < n && t[i] == '.' && IsDigit(t[i + 1])) {
-    ++i;
-    digits(0);
-  }
+  const char* s = t.data();
+  const size_t n = t.size();
+  // "Lmmdd hh:mm:s": the fixed places first, tested without a loop (most lines fail at once).
+  if (n < 13 || (s[0] != 'I' && s[0] != 'W' && s[0] != 'E' && s[0] != 'F')) return 0;
+  if (!(IsDigit(s[1]) && IsDigit(s[2]) && IsDigit(s[3]) && IsDigit(s[4]) && s[5] == ' ' && IsDigit(s[6]) &&
+        IsDigit(s[7]) && s[8] == ':' && IsDigit(s[9]) && IsDigit(s[10]) && s[11] == ':' && IsDigit(s[12])))
+    return 0;
+  size_t i = 13;
+  while (i < n && IsDigit(s[i])) ++i;
+  if (i + 1 < n && s[i] == '.' && IsDigit(s[i + 1]))
+    for (i += 2; i < n && IsDigit(s[i]);) ++i;
   size_t timestamp_end = i;
-  if (!(spaces() && digits(0) && spaces())) return 0;
+  size_t from = i;  // \s+\d+\s+ : spaces, the thread, spaces
+  while (i < n && IsSpace(s[i])) ++i;
+  if (i == from) return 0;
+  for (from = i; i < n && IsDigit(s[i]);) ++i;
+  if (i == from) return 0;
+  for (from = i; i < n && IsSpace(s[i]);) ++i;
+  if (i == from) return 0;
   size_t file = i;  // [^\s\]]+:\d+\] : the token up to ']' must end with ":digits"
   while (i < n && !IsSpace(t[i]) && t[i] != ']') ++i;
   if (i == n || t[i] != ']') return 0;
