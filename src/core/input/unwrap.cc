@@ -4,9 +4,15 @@
 #include <array>
 #include <cctype>
 #include <cstdint>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "core/model/ascii.h"
 #include "core/model/json_depth.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace oomlens {
 namespace {
@@ -73,6 +79,34 @@ constexpr std::array<bool, 256> PlainInString() {
 }
 constexpr std::array<bool, 256> kPlainInString = PlainInString();
 
+// Past the plain string bytes from d[p]: sixteen at a time with SSE2 (where the
+// first byte that is not plain is found exactly), eight at a time without it
+// while a word holds no quote, backslash, control or high byte (each test may
+// also flag bytes above a flagged one, never miss one), then byte by byte.
+size_t PastPlain(const char* d, size_t p, size_t n) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+  for (; p + 16 <= n; p += 16) {
+    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + p));
+    __m128i flagged = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                                   _mm_cmplt_epi8(x, space));  // signed: control and high bytes both
+    if (int mask = _mm_movemask_epi8(flagged))
+      return p + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+  }
+#endif
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = kOnes * 0x80;
+  for (; p + 8 <= n; p += 8) {
+    uint64_t x;
+    std::memcpy(&x, d + p, 8);
+    uint64_t quote8 = x ^ (kOnes * '"'), backslash8 = x ^ (kOnes * '\\');
+    uint64_t flagged =
+        x | ((x - kOnes * 0x20) & ~x) | ((quote8 - kOnes) & ~quote8) | ((backslash8 - kOnes) & ~backslash8);
+    if (flagged & kHigh) break;
+  }
+  while (p < n && kPlainInString[static_cast<unsigned char>(d[p])]) ++p;
+  return p;
+}
+
 // A JSON log record read without building a document: docker's json-file lines
 // ({"log":"...\n","stream":"stderr","time":"..."}), Cloud Logging's and
 // fluent-bit's (resource or kubernetes labels nested in them) are most JSON log
@@ -87,6 +121,7 @@ class RecordReader {
   Result Read(std::string_view object) {
     text_ = object;
     pos_ = 0;
+    for (auto& kept : kept_) kept = {};
     if (!Object(1, (1u << kPathCount) - 1, 0)) return Result::kAskTheParser;
     Space();
     return pos_ == text_.size() ? Result::kRead : Result::kAskTheParser;
@@ -124,8 +159,9 @@ class RecordReader {
       ++pos_;
       Space();
       uint32_t under = Continuing(paths, level, key);
-      for (size_t i = 0; i < kPathCount; ++i)  // a repeated key: the parser keeps its last value
-        if (under & (1u << i)) kept_[i] = {};
+      for (uint32_t bits = under; bits != 0;
+           bits &= bits - 1)  // a repeated key: the parser keeps its last value
+        kept_[__builtin_ctz(bits)] = {};
       if (!Member(depth, under, level + 1)) return false;
       Space();
       if (Peek() == '}') return Close();
@@ -141,8 +177,10 @@ class RecordReader {
   // Of paths, those whose key at level is key.
   static uint32_t Continuing(uint32_t paths, size_t level, std::string_view key) {
     uint32_t out = 0;
-    for (size_t i = 0; paths >> i; ++i)
-      if ((paths >> i & 1) && kPaths[i].size > level && kPaths[i].keys[level] == key) out |= 1u << i;
+    for (uint32_t bits = paths; bits != 0; bits &= bits - 1) {
+      int i = __builtin_ctz(bits);
+      if (kPaths[i].size > level && SameBytes(kPaths[i].keys[level], key)) out |= 1u << i;
+    }
     return out;
   }
   // A member's value; paths: the kPaths that lead to it or through it, level keys long.
@@ -152,9 +190,10 @@ class RecordReader {
     std::string_view value;
     bool escaped = false;
     if (!String(&value, &escaped)) return false;
-    for (size_t i = 0; paths >> i; ++i)
-      if ((paths >> i & 1) && kPaths[i].size == level)
-        kept_[i] = escaped ? Decoded(value, &decoded_[i]) : value;
+    for (uint32_t bits = paths; bits != 0; bits &= bits - 1) {
+      int i = __builtin_ctz(bits);
+      if (kPaths[i].size == level) kept_[i] = escaped ? Decoded(value, &decoded_[i]) : value;
+    }
     return true;
   }
   bool Value(int depth) {
@@ -187,28 +226,32 @@ class RecordReader {
   bool String(std::string_view* out, bool* escaped) {
     if (Peek() != '"') return false;
     *escaped = false;
-    size_t start = ++pos_;
-    for (; pos_ < text_.size(); ++pos_) {
-      unsigned char c = static_cast<unsigned char>(text_[pos_]);
-      if (kPlainInString[c]) continue;  // most bytes: one load
+    // The place in a local: a char read may alias pos_, which would then be
+    // stored and loaded again for every byte.
+    const char* d = text_.data();
+    const size_t n = text_.size(), start = pos_ + 1;
+    for (size_t p = start; p < n; ++p) {
+      p = PastPlain(d, p, n);
+      if (p == n) break;
+      unsigned char c = static_cast<unsigned char>(d[p]);
       if (c == '"') {
-        *out = text_.substr(start, pos_ - start);
-        ++pos_;
+        *out = text_.substr(start, p - start);
+        pos_ = p + 1;
         return true;
       }
       if (c == '\\') {
-        char next = pos_ + 1 < text_.size() ? text_[pos_ + 1] : '\0';
+        char next = p + 1 < n ? d[p + 1] : '\0';
         uint32_t code = 0;
-        if (next == 'u' ? !CodePoint(text_.substr(pos_ + 2), &code) : Unescaped(next) == '\0') return false;
+        if (next == 'u' ? !CodePoint(text_.substr(p + 2), &code) : Unescaped(next) == '\0') return false;
         *escaped = true;
-        pos_ += next == 'u' ? 5 : 1;  // to the escape's last byte, which may be a quote
+        p += next == 'u' ? 5 : 1;  // to the escape's last byte, which may be a quote
         continue;
       }
       if (c < 0x20) return false;
       if (c >= 0x80) {
-        size_t length = Utf8Length(text_.substr(pos_));
+        size_t length = Utf8Length(text_.substr(p));
         if (length == 0) return false;
-        pos_ += length - 1;
+        p += length - 1;
       }
     }
     return false;
@@ -335,18 +378,26 @@ std::string_view ObjectIn(std::string_view line) {
 // The text field's lines into *texts (a payload may hold several); false when empty.
 bool SplitText(std::string_view text, std::vector<std::string>* texts) {
   if (text.empty()) return false;
-  texts->clear();
+  size_t count = 0;
+  auto put = [texts,
+              &count](std::string_view piece) {  // into the strings of the last record: their room kept
+    if (count < texts->size()) (*texts)[count].assign(piece.data(), piece.size());
+    else texts->emplace_back(piece);
+    ++count;
+  };
   size_t from = 0;
   while (from <= text.size()) {
     size_t nl = text.find('\n', from);
-    std::string piece(text.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from));
+    std::string_view piece =
+        text.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from);
     if (nl == std::string_view::npos) {
-      if (!piece.empty() || texts->empty()) texts->push_back(piece);
+      if (!piece.empty() || count == 0) put(piece);
       break;
     }
-    texts->push_back(piece);
+    put(piece);
     from = nl + 1;
   }
+  texts->resize(count);
   return true;
 }
 
@@ -377,7 +428,7 @@ bool UnwrapCri(std::string_view line, std::string* partial, std::string* text, b
 bool UnwrapJson(std::string_view line, std::vector<std::string>* texts, std::string* host) {
   std::string_view object = ObjectIn(line);
   if (object.empty()) return false;
-  RecordReader record;
+  thread_local RecordReader record;  // its decoded strings keep their room from line to line
   if (record.Read(object) != RecordReader::Result::kRead) return UnwrapJsonByParser(line, texts, host);
   if (!SplitText(record.Text(), texts)) return false;
   host->assign(record.Host());
