@@ -49,10 +49,21 @@ void Upsert(std::vector<T>* list, T item) {
 void Reindex(RuleData* data) {
   // Highest priority first; at equal priority a family's own wording (match 1) before
   // a structural guess (the general reader), so a guess never takes a family's line.
-  std::stable_sort(data->signatures.begin(), data->signatures.end(),
-                   [](const Signature& a, const Signature& b) {
-                     return a.priority != b.priority ? a.priority > b.priority : a.match > b.match;
-                   });
+  // The order sorted by index, then each signature moved once (none when the files
+  // are in order): a Signature is large, and a stable sort moves it at every level.
+  std::vector<size_t> order(data->signatures.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [data](size_t x, size_t y) {
+    const Signature& a = data->signatures[x];
+    const Signature& b = data->signatures[y];
+    return a.priority != b.priority ? a.priority > b.priority : a.match > b.match;
+  });
+  if (!std::is_sorted(order.begin(), order.end())) {
+    std::vector<Signature> sorted;
+    sorted.reserve(order.size());
+    for (size_t i : order) sorted.push_back(std::move(data->signatures[i]));
+    data->signatures.swap(sorted);
+  }
   std::set<std::string> literals;
   for (const auto& s : data->signatures) literals.insert(s.literals.begin(), s.literals.end());
   data->literals.assign(literals.begin(), literals.end());
