@@ -50,6 +50,19 @@ constexpr MemberPath kPaths[] = {
 constexpr size_t kPathCount = sizeof kPaths / sizeof kPaths[0], kTextPaths = 5;
 static_assert(kPathCount <= 32, "a record reader's path set is a 32-bit mask");
 
+// By level and byte: the paths whose key at that level starts with the byte (a
+// record's key is looked up among a few paths at most, not all of them).
+using PathsByFirstByte = std::array<std::array<uint32_t, 256>, kLongestPath>;
+constexpr PathsByFirstByte MakePathsByFirstByte() {
+  PathsByFirstByte table{};
+  for (size_t i = 0; i < kPathCount; ++i)
+    for (size_t level = 0; level < kPaths[i].size; ++level)
+      if (!kPaths[i].keys[level].empty())
+        table[level][static_cast<unsigned char>(kPaths[i].keys[level][0])] |= 1u << i;
+  return table;
+}
+constexpr PathsByFirstByte kPathsByFirstByte = MakePathsByFirstByte();
+
 const json* Find(const json& obj, const MemberPath& path) {
   const json* at = &obj;
   for (size_t k = 0; k < path.size; ++k) {
@@ -176,10 +189,12 @@ class RecordReader {
   }
   // Of paths, those whose key at level is key.
   static uint32_t Continuing(uint32_t paths, size_t level, std::string_view key) {
-    uint32_t out = 0;
-    for (uint32_t bits = paths; bits != 0; bits &= bits - 1) {
+    if (key.empty() || level >= kLongestPath) return 0;
+    uint32_t out = 0;  // of the paths whose key there starts with key's first byte, those it is
+    for (uint32_t bits = paths & kPathsByFirstByte[level][static_cast<unsigned char>(key[0])]; bits != 0;
+         bits &= bits - 1) {
       int i = __builtin_ctz(bits);
-      if (kPaths[i].size > level && SameBytes(kPaths[i].keys[level], key)) out |= 1u << i;
+      if (SameBytes(kPaths[i].keys[level], key)) out |= 1u << i;
     }
     return out;
   }
