@@ -541,8 +541,8 @@ void PasteRestorer::EmitBlock(bool keep_last) {
   MarkBarePrefixes(&block);
   const Block& shape = shape_;
   ShapeOf(block, &shape_);
-  std::string& logical =
-      logical_;  // the lines joined from block[first] on; a line left alone is sent as it is
+  // The lines joined from block[first] on; a line left alone is sent as it is.
+  std::string& logical = logical_;
   size_t first = 0, joined = 0;
   auto text = [&]() -> std::string_view { return joined > 0 ? logical : block[first].content(); };
   for (size_t i = 1; i < block.size(); ++i) {

@@ -172,9 +172,8 @@ class RecordReader {
       ++pos_;
       Space();
       uint32_t under = Continuing(paths, level, key);
-      for (uint32_t bits = under; bits != 0;
-           bits &= bits - 1)  // a repeated key: the parser keeps its last value
-        kept_[__builtin_ctz(bits)] = {};
+      // A repeated key: the parser keeps its last value.
+      for (uint32_t bits = under; bits != 0; bits &= bits - 1) kept_[__builtin_ctz(bits)] = {};
       if (!Member(depth, under, level + 1)) return false;
       Space();
       if (Peek() == '}') return Close();
@@ -394,8 +393,8 @@ std::string_view ObjectIn(std::string_view line) {
 bool SplitText(std::string_view text, std::vector<std::string>* texts) {
   if (text.empty()) return false;
   size_t count = 0;
-  auto put = [texts,
-              &count](std::string_view piece) {  // into the strings of the last record: their room kept
+  // Into the strings of the last record: their room is kept.
+  auto put = [texts, &count](std::string_view piece) {
     if (count < texts->size()) (*texts)[count].assign(piece.data(), piece.size());
     else texts->emplace_back(piece);
     ++count;
