@@ -143,16 +143,20 @@ TEST(LineReader, NewlinesTheFinderCountedAreNotCountedAgain) {
 }
 
 // Reading every line with MarkClear before each: a line marked clear holds no
-// literal (never a wrong mark), nearly every line without one is marked, the
+// literal (never a wrong mark), most lines without one are marked (92% here:
+// after two hit lines in a row the next search waits a line or more), the
 // lines and their numbers are those read without it, and a line too long for
-// the buffer is never marked. Chunks from 64 bytes (shorter than many lines) up.
+// the buffer is never marked. Chunks from 64 bytes (shorter than many lines:
+// there only the marks are checked) up.
 TEST(LineReader, MarkClearMarksOnlyLinesWithoutAHit) {
   auto search = LiteralSearch::Build({"OOMKilled", "RESOURCE_EXHAUSTED"});
   ASSERT_NE(search, nullptr);
   std::mt19937 rng(11);
   std::string text;
   for (int number = 1; number <= 3000; ++number) {
-    text += std::string(rng() % 120, "ab 19:."[rng() % 7]);
+    size_t length = rng() % 120;  // one call a statement: the same text whatever the compiler
+    char fill = "ab 19:."[rng() % 7];
+    text += std::string(length, fill);
     if (rng() % 5 == 0) text += rng() % 2 ? "OOMKilled" : "RESOURCE_EXHAUSTED";
     if (rng() % 500 == 0) text += std::string(300, 'z');  // longer than the cap below
     text += "\n";
@@ -181,8 +185,8 @@ TEST(LineReader, MarkClearMarksOnlyLinesWithoutAHit) {
       marked += line.clear;
     }
     EXPECT_EQ(lines, plain.size()) << chunk;
-    size_t share = chunk < 256 ? 5 : 9;  // tenths; chunks shorter than a line leave some lines whole in none
-    EXPECT_GE(marked * 10, without * share) << chunk << ": " << marked << " of " << without << " marked";
+    if (chunk < 256) continue;  // chunks shorter than a line: marks checked, not how many
+    EXPECT_GE(marked * 10, without * 8) << chunk << ": " << marked << " of " << without << " marked";
   }
 }
 
