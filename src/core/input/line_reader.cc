@@ -190,12 +190,10 @@ void LineReader::SkipUntil(const Finder& find) {
 }
 
 void LineReader::MarkClear(const Finder& find) {
-  if (skip_rest_ || consumed_ < clear_end_ || consumed_ == marked_from_ || line_number_ < search_from_line_)
-    return;
+  if (skip_rest_ || consumed_ < clear_end_ || line_number_ < search_from_line_) return;
   if (!std::memchr(buf_.get() + start_, '\n', end_ - start_)) {  // not one whole line yet
     if (end_ - start_ >= max_line_ || !Fill()) return;           // a line Next() cuts, or the end
   }
-  marked_from_ = consumed_;
   const char* base = buf_.get() + start_;
   size_t pending = end_ - start_;
   size_t hit = find(std::string_view(base, pending), consumed_, nullptr);

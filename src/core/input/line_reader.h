@@ -136,9 +136,10 @@ class LineReader {
   bool hit_pending_ = false;  // SkipUntil stopped at a hit, at input offset hit_offset_
   uint64_t hit_offset_ = 0;
   // MarkClear: the lines ending (their newline too) at or before input offset
-  // clear_end_ hold nothing its finder reports; the last search started at marked_from_.
-  uint64_t clear_end_ = 0, marked_from_ = UINT64_MAX;
-  uint64_t mark_backoff_ = 0, search_from_line_ = 0;  // no search before line_number_ reaches it
+  // clear_end_ hold nothing its finder reports; after a search that marked none,
+  // none again before line_number_ reaches search_from_line_ (mark_backoff_ lines on).
+  uint64_t clear_end_ = 0;
+  uint64_t mark_backoff_ = 0, search_from_line_ = 0;
   uint64_t line_number_ = 0, bytes_read_ = 0, consumed_ = 0;
   std::string error_;
 };
